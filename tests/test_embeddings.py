@@ -1,0 +1,101 @@
+"""The offline embeddings are a real learned model: paraphrase retrieval, not word overlap."""
+
+import numpy as np
+import pytest
+
+from memlib.embeddings import DIMS, MiniLMEmbeddings
+
+# Our own 20 facts and 20 questions that paraphrase them, mostly with different words.
+FACTS = [
+    "Priya is allergic to peanuts.",
+    "The team's stand-up meeting starts at 9:30 every weekday.",
+    "Marco moved from Lisbon to Berlin last spring.",
+    "Our staging server runs PostgreSQL 16.",
+    "Dana prefers answers written as short bullet points.",
+    "The quarterly budget for cloud hosting is 12,000 euros.",
+    "Kenji drives an electric car to the office.",
+    "The mobile app is built with Flutter.",
+    "Lena's daughter plays the violin in the school orchestra.",
+    "Refund requests must be filed within 30 days of purchase.",
+    "The warehouse in Rotterdam closes for maintenance every August.",
+    "Omar is learning Japanese in the evenings.",
+    "The nightly backup job copies the database to cold storage.",
+    "Sofia adopted a grey cat named Pixel.",
+    "Customer support is available by phone until 6 pm.",
+    "The design team switched from Sketch to Figma this year.",
+    "Tom ran his first marathon in under four hours.",
+    "The API rate limit is 100 requests per minute per key.",
+    "Aisha is vegetarian and avoids fish as well.",
+    "The conference venue has step-free access for wheelchairs.",
+]
+QUESTIONS = [
+    "Which nut could make Priya ill?",
+    "When does the daily sync with the team begin?",
+    "In which German city does Marco live now?",
+    "What database version is on the pre-production machine?",
+    "How does Dana like responses to be formatted?",
+    "How much money is set aside for hosting each quarter?",
+    "What kind of vehicle does Kenji commute in?",
+    "Which framework was used for the phone application?",
+    "What instrument does Lena's child play?",
+    "How long do buyers have to ask for their money back?",
+    "When is the Dutch storage facility shut for upkeep?",
+    "Which language is Omar studying after work?",
+    "What happens to the data every night?",
+    "What is the name of Sofia's pet?",
+    "Until what time can I call the help desk?",
+    "Which tool do the designers use now?",
+    "How fast did Tom finish his first long-distance race?",
+    "How many calls per minute does the API allow?",
+    "Does Aisha eat meat?",
+    "Can people using wheelchairs get into the event building?",
+]
+
+
+@pytest.fixture(scope="module")
+def emb():
+    return MiniLMEmbeddings()
+
+
+def test_vectors_are_unit_length_and_384_d(emb):
+    vecs = emb.embed_array(FACTS[:3])
+    assert vecs.shape == (3, DIMS) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+
+
+def test_paraphrased_questions_find_their_fact(emb):
+    sims = emb.embed_array(QUESTIONS) @ emb.embed_array(FACTS).T
+    top1 = int((sims.argmax(axis=1) == np.arange(len(FACTS))).sum())
+    top3 = int(sum(i in np.argsort(-row)[:3] for i, row in enumerate(sims)))
+    print(f"top-1 {top1}/20, top-3 {top3}/20")
+    assert top1 >= 18, f"top-1 only {top1}/20"
+    assert top3 >= 19, f"top-3 only {top3}/20"
+
+
+def test_langchain_interface_and_batch_independence(emb):
+    docs = emb.embed_documents(FACTS)
+    assert len(docs) == 20 and len(docs[0]) == DIMS
+    single = MiniLMEmbeddings(batch_size=1).embed_query(FACTS[5])
+    assert np.allclose(docs[5], single, atol=1e-5), "padding in a batch changed a vector"
+
+
+def test_unrelated_sentences_score_lower_than_paraphrases(emb):
+    a, b, c = emb.embed_array(
+        ["The cat sat on the mat.", "A kitten was sitting on the rug.", "Quarterly tax filing."]
+    )
+    assert a @ b > 0.5 > a @ c
+
+
+def test_rejects_non_strings(emb):
+    with pytest.raises(TypeError, match="can only embed str"):
+        emb.embed_documents(["ok", 3])
+
+
+def test_works_as_langgraph_store_index(emb):
+    from langgraph.store.memory import InMemoryStore
+
+    store = InMemoryStore(index={"dims": DIMS, "embed": emb, "fields": ["text"]})
+    for i, fact in enumerate(FACTS):
+        store.put(("facts",), str(i), {"text": fact})
+    hits = store.search(("facts",), query="What is the name of Sofia's pet?", limit=1)
+    assert hits[0].key == "13"

@@ -1,0 +1,54 @@
+import pytest
+
+from memlib import models
+
+
+@pytest.fixture
+def env(monkeypatch):
+    for var in ("MEMLIB_LLM", "MEMLIB_EMBEDDINGS", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    return monkeypatch
+
+
+def test_auto_is_offline_without_a_key(env):
+    assert models.llm_backend() == "offline"
+    assert models.embeddings_backend() == "offline"
+    assert models.embedding_dims() == 384
+    assert "Offline" in str(models.describe_backend())
+
+
+def test_auto_picks_openai_with_a_key(env):
+    env.setenv("OPENAI_API_KEY", "sk-test")
+    assert models.llm_backend() == "openai"
+    assert models.embeddings_backend() == "openai"
+    chat = models.get_chat_model()
+    assert type(chat).__name__ == "ChatOpenAI" and chat.model_name == "gpt-4o-mini"
+    assert models.embedding_dims() == 1536
+
+
+def test_local_server_keeps_local_embeddings(env):
+    env.setenv("MEMLIB_LLM", "openai")
+    env.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")
+    env.setenv("MEMLIB_OPENAI_MODEL", "smollm2")
+    assert models.llm_backend() == "openai"
+    assert models.embeddings_backend() == "offline"
+    chat = models.get_chat_model()
+    assert chat.model_name == "smollm2" and "127.0.0.1" in str(chat.root_client.base_url)
+
+
+def test_offline_forced_even_with_key(env):
+    env.setenv("OPENAI_API_KEY", "sk-test")
+    env.setenv("MEMLIB_LLM", "offline")
+    assert models.llm_backend() == "offline"
+
+
+def test_bad_backend_names_the_value(env):
+    env.setenv("MEMLIB_LLM", "anthropic")
+    with pytest.raises(ValueError, match="'anthropic'"):
+        models.llm_backend()
+
+
+def test_openai_without_key_or_server_is_an_error(env):
+    env.setenv("MEMLIB_LLM", "openai")
+    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+        models.llm_backend()

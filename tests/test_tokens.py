@@ -1,0 +1,52 @@
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from memlib.tokens import TokenCounter, count_message_tokens, count_text_tokens, get_encoding
+
+MESSAGES = [
+    SystemMessage("You are a helpful tutor."),
+    HumanMessage("hi there, 你好 🎉", name="bob"),
+    AIMessage("", tool_calls=[{"name": "search", "args": {"q": "lists"}, "id": "call_1"}]),
+    ToolMessage("Lists are mutable.", tool_call_id="call_1"),
+    AIMessage("Hello! How can I help?"),
+    HumanMessage("what is a Python list?"),
+]
+
+
+def test_real_encodings_load_offline():
+    # Known ids of the real encodings (not a re-implementation's guesses).
+    assert get_encoding("cl100k_base").encode("hello world") == [15339, 1917]
+    assert get_encoding("o200k_base").encode("hello world") == [24912, 2375]
+
+
+def test_tiktoken_itself_works_offline_after_setup():
+    import tiktoken
+
+    get_encoding("cl100k_base")
+    assert tiktoken.encoding_for_model("gpt-4o-mini").name == "o200k_base"
+    assert len(tiktoken.get_encoding("cl100k_base").encode("多语言 text ✓")) > 3
+
+
+def test_message_counts_equal_langchain_openai():
+    from langchain_openai import ChatOpenAI
+
+    for model, encoding in (("gpt-4o-mini", "o200k_base"), ("gpt-4", "cl100k_base")):
+        reference = ChatOpenAI(model=model, api_key="unused-no-call-is-made")
+        plain = [m for m in MESSAGES if not isinstance(m, AIMessage | ToolMessage)]
+        assert count_message_tokens(plain, encoding) == reference.get_num_tokens_from_messages(
+            plain
+        )
+
+
+def test_counter_caches_and_counts_tool_calls():
+    counter = TokenCounter()
+    first = counter(MESSAGES)
+    assert counter(MESSAGES) == first
+    assert counter.message(MESSAGES[2]) > 3  # tool name and args are counted
+    assert counter([]) == 0
+
+
+def test_text_tokens_rejects_non_strings():
+    import pytest
+
+    with pytest.raises(TypeError, match="expected str"):
+        count_text_tokens(42)
