@@ -30,7 +30,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m memlib.testing
+	$(PY) -m memlib
 
 test: $(STAMP)
 	$(PY) -m pytest tests

@@ -89,7 +89,9 @@ class MiniLMEmbeddings(Embeddings):
                     self._cache.popitem(last=False)
         if not texts:
             return np.zeros((0, DIMS), dtype=np.float32)
-        return np.stack([self._cache[t] if t in self._cache else self._encode([t])[0] for t in texts])
+        return np.stack(
+            [self._cache[t] if t in self._cache else self._encode([t])[0] for t in texts]
+        )
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.embed_array(list(texts)).tolist()

@@ -37,8 +37,12 @@ def llm_backend() -> str:
     choice = _choice("MEMLIB_LLM")
     if choice == "auto":
         return "openai" if os.environ.get("OPENAI_API_KEY") else "offline"
-    if choice == "openai" and not (os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
-        raise ValueError("MEMLIB_LLM='openai' needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)")
+    if choice == "openai" and not (
+        os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")
+    ):
+        raise ValueError(
+            "MEMLIB_LLM='openai' needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)"
+        )
     return choice
 
 

@@ -5,7 +5,7 @@ notebook's outputs; `run_notebooks()` executes notebooks with papermill, each in
 with its own timeout and output directory, and collects every recorded figure into
 build/notebooks/records.json as {notebook file name: {figure name: value}}.
 
-Command line: `python -m memlib.testing [NOTEBOOK ...]` runs the given notebooks (default: all).
+Command line: `python -m memlib [NOTEBOOK ...]` runs the given notebooks (default: all).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 BUILD = ROOT / "build" / "notebooks"
 KERNEL = "memlib"
-DEFAULT_TIMEOUT = 600
+DEFAULT_TIMEOUT = 300  # seconds a notebook may take, unless its metadata sets memlib.timeout
 
 
 def record(name: str, value):
@@ -78,11 +78,22 @@ def ensure_kernel() -> None:
     install(kernel_name=KERNEL, display_name="Python (memlib)", prefix=sys.prefix)
 
 
-def execute(notebook: str | os.PathLike, timeout: int = DEFAULT_TIMEOUT, parameters=None) -> dict:
-    """Execute one notebook into build/notebooks/; return its recorded figures."""
+def notebook_timeout(notebook: str | os.PathLike) -> int:
+    """A notebook's time budget: metadata {"memlib": {"timeout": N}} or DEFAULT_TIMEOUT."""
+    meta = json.loads(Path(notebook).read_text()).get("metadata", {})
+    return int(meta.get("memlib", {}).get("timeout", DEFAULT_TIMEOUT))
+
+
+def execute(notebook: str | os.PathLike, timeout: int | None = None, parameters=None) -> dict:
+    """Execute one notebook in a fresh kernel into build/notebooks/; return its recorded figures.
+
+    No cell may run longer than the notebook's budget, and the whole run must fit in it too.
+    """
     import papermill as pm
 
     src = Path(notebook).resolve()
+    timeout = timeout or notebook_timeout(src)
+    start = time.perf_counter()
     out_dir = output_dir(src)
     out_dir.mkdir(parents=True, exist_ok=True)
     dest = BUILD / src.name
@@ -97,6 +108,9 @@ def execute(notebook: str | os.PathLike, timeout: int = DEFAULT_TIMEOUT, paramet
         progress_bar=False,
         report_mode=False,
     )
+    elapsed = time.perf_counter() - start
+    if elapsed > timeout:
+        raise TimeoutError(f"{src.name} took {elapsed:.0f} s, over its {timeout} s budget")
     return read_records(dest)
 
 
@@ -116,7 +130,7 @@ def all_notebooks() -> list[Path]:
     return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
-def run_notebooks(notebooks=None, timeout: int = DEFAULT_TIMEOUT) -> dict:
+def run_notebooks(notebooks=None, timeout: int | None = None) -> dict:
     """Execute notebooks one by one, each in a fresh kernel; write records.json; return records."""
     ensure_kernel()
     paths = [Path(n) for n in notebooks] if notebooks else all_notebooks()
@@ -141,7 +155,7 @@ def run_notebooks(notebooks=None, timeout: int = DEFAULT_TIMEOUT) -> dict:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", help="notebook paths (default: all)")
-    parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT, help="seconds per cell")
+    parser.add_argument("--timeout", type=int, default=None, help="seconds per notebook")
     args = parser.parse_args(argv)
     run_notebooks(args.notebooks or None, timeout=args.timeout)
     print(f"records: {BUILD / 'records.json'}")

@@ -133,7 +133,11 @@ class TokenCounter:
         n = self._cache.get(key)
         if n is None:
             encode = self._encoding.encode
-            n = TOKENS_PER_MESSAGE + extra + sum(len(encode(p, disallowed_special=())) for p in parts)
+            n = (
+                TOKENS_PER_MESSAGE
+                + extra
+                + sum(len(encode(p, disallowed_special=())) for p in parts)
+            )
             if len(self._cache) >= self._cache_size:
                 self._cache.clear()
             self._cache[key] = n

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-KEEP_METADATA = {"kernelspec", "language_info"}
+KEEP_METADATA = {"kernelspec", "language_info", "memlib"}
 
 
 def dirty_cells(nb: dict) -> list[int]:

@@ -21,7 +21,10 @@ def test_read_records_finds_recorded_outputs(tmp_path):
             {
                 "cell_type": "code",
                 "outputs": [
-                    {"output_type": "display_data", "data": {RECORD_MIME: {"name": "a", "value": 3}}},
+                    {
+                        "output_type": "display_data",
+                        "data": {RECORD_MIME: {"name": "a", "value": 3}},
+                    },
                     {"output_type": "stream", "text": "hello"},
                 ],
             },

@@ -1,0 +1,5 @@
+"""`python -m memlib [NOTEBOOK ...]`: execute notebooks (default: all) and write records.json."""
+
+from memlib.testing import main
+
+main()
