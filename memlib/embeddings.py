@@ -81,17 +81,17 @@ class MiniLMEmbeddings(Embeddings):
         for t in texts:
             if not isinstance(t, str):
                 raise TypeError(f"can only embed str, got {type(t).__name__}: {t!r}")
-        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        if missing:
-            for text, vec in zip(missing, self._encode(missing)):
-                self._cache[text] = vec
-                if len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
         if not texts:
             return np.zeros((0, DIMS), dtype=np.float32)
-        return np.stack(
-            [self._cache[t] if t in self._cache else self._encode([t])[0] for t in texts]
-        )
+        found = {t: self._cache[t] for t in texts if t in self._cache}
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        if missing:
+            found.update(zip(missing, self._encode(missing), strict=True))
+            for text in missing:
+                self._cache[text] = found[text]
+                if len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return np.stack([found[t] for t in texts])
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.embed_array(list(texts)).tolist()
