@@ -1,0 +1,352 @@
+"""Summary rotation: keep a running summary in graph state and delete the messages it replaced.
+
+Provides:
+- `SummaryState`: `messages` (with LangGraph's `add_messages` reducer, which understands
+  `RemoveMessage`) plus `summary`, a plain string.
+- `split_for_summary`: where to cut a history so that an AI tool-call message and its
+  ToolMessages always land on the same side (LangMem's summarizer can split them: langmem#98, #126).
+- `summary_request` / `prompt_with_summary`: the prompt that asks for a budgeted summary folding in
+  the previous one, and the chat prompt with the summary injected into the system message.
+- `chat_node`, `compress_node`, `route_after_chat`, `build_rotation_graph`: the graph pieces.
+- `PromptRecorder`: a callback handler recording every chat-model call by graph node with its
+  prompt tokens, so a notebook can count summarization calls and see what the model was shown.
+- `run_turns`: feed user turns through a compiled graph and collect per-turn measurements.
+
+Leaves out: token-based thresholds (this compresses on message count), retrieval of what was
+summarized away (the summary is all that remains of it), and pruning old checkpoints (rotation
+shrinks the current state; earlier checkpoints in the checkpointer still hold the old messages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
+
+from memlib.tokens import TokenCounter
+
+DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
+SUMMARY_HEADING = "Summary of the earlier conversation:"
+DEFAULT_SUMMARY_WORDS = 120
+
+
+class SummaryState(TypedDict):
+    """Messages plus a running summary. Introduced in notebooks/06_summary_rotation.ipynb."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    summary: str
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
+    if value <= 0:
+        raise ValueError(f"{name} must be a positive number of messages/words, got {value!r}")
+    return value
+
+
+def check_rotation_budgets(threshold: int, keep_last: int, summary_words: int) -> None:
+    """Raise ValueError/TypeError unless 0 < keep_last <= threshold and summary_words > 0."""
+    _positive_int("threshold", threshold)
+    _positive_int("keep_last", keep_last)
+    _positive_int("summary_words", summary_words)
+    if keep_last > threshold:
+        raise ValueError(
+            f"keep_last={keep_last!r} is larger than threshold={threshold!r}: the kept tail alone "
+            "would trigger compression again; use keep_last <= threshold"
+        )
+
+
+def _check_tool_structure(messages: Sequence[BaseMessage]) -> None:
+    """Raise ValueError for histories a chat provider would reject (or that lack ids)."""
+    pending: dict[str, int] = {}  # tool_call_id -> index of the AI message that made the call
+    for i, m in enumerate(messages):
+        if not isinstance(m, BaseMessage):
+            raise TypeError(f"messages[{i}] is {type(m).__name__}, not a langchain message: {m!r}")
+        if m.id is None:
+            raise ValueError(f"messages[{i}] has no id; RemoveMessage needs ids: {m!r}")
+        if isinstance(m, SystemMessage):
+            raise ValueError(
+                f"messages[{i}] is a SystemMessage; keep the system prompt out of state "
+                "(the chat node adds it on every call)"
+            )
+        if isinstance(m, ToolMessage):
+            if m.tool_call_id not in pending:
+                raise ValueError(
+                    f"messages[{i}] (id {m.id!r}) answers tool call {m.tool_call_id!r}, "
+                    "which no preceding AI message made: an orphan ToolMessage"
+                )
+            del pending[m.tool_call_id]
+            continue
+        if pending:
+            first = min(pending.values())
+            raise ValueError(
+                f"AI message messages[{first}] (id {messages[first].id!r}) has tool calls "
+                f"{sorted(pending)} with no ToolMessage before messages[{i}]"
+            )
+        if isinstance(m, AIMessage):
+            for call in m.tool_calls:
+                pending[call["id"]] = i
+    if pending:
+        first = min(pending.values())
+        raise ValueError(
+            f"the history ends while tool calls {sorted(pending)} of messages[{first}] "
+            f"(id {messages[first].id!r}) await results; compress at the end of a turn"
+        )
+
+
+def split_for_summary(
+    messages: Sequence[BaseMessage], keep_last: int
+) -> tuple[list[BaseMessage], list[BaseMessage]]:
+    """Split into (to summarize, to keep): at most keep_last kept, tool-call groups never split.
+
+    A tool-call group (an AI message with tool calls, then its ToolMessages) that straddles the cut
+    goes wholly into the summarized part. Introduced in notebooks/06_summary_rotation.ipynb.
+    """
+    _positive_int("keep_last", keep_last)
+    messages = list(messages)
+    _check_tool_structure(messages)
+    cut = max(0, len(messages) - keep_last)
+    while cut < len(messages) and isinstance(messages[cut], ToolMessage):
+        cut += 1
+    return messages[:cut], messages[cut:]
+
+
+def format_transcript(messages: Iterable[BaseMessage]) -> str:
+    """One line per message ('User: ...', 'Assistant: ...', tool calls and results spelled out)."""
+    lines = []
+    for m in messages:
+        text = str(m.text)
+        if isinstance(m, HumanMessage):
+            lines.append(f"User: {text}")
+        elif isinstance(m, ToolMessage):
+            lines.append(f"Tool {m.name or m.tool_call_id} returned: {text}")
+        elif isinstance(m, AIMessage):
+            if text:
+                lines.append(f"Assistant: {text}")
+            for call in m.tool_calls:
+                lines.append(f"Assistant called tool {call['name']} with {call['args']}")
+        else:
+            lines.append(f"{m.type}: {text}")
+    return "\n".join(lines)
+
+
+def summary_request(
+    previous_summary: str, messages: Sequence[BaseMessage], words: int = DEFAULT_SUMMARY_WORDS
+) -> list[BaseMessage]:
+    """The prompt asking for an updated summary of at most `words` words."""
+    _positive_int("words", words)
+    instruction = (
+        f"You keep a running summary of a conversation. Write the updated summary in at most "
+        f"{words} words. Fold in the previous summary, keep every name, number, date and topic, "
+        "and drop small talk."
+    )
+    body = (
+        f"Previous summary:\n{previous_summary or '(none)'}\n\n"
+        f"New messages:\n{format_transcript(messages)}\n\n"
+        f"Write the updated summary in at most {words} words."
+    )
+    return [SystemMessage(instruction), HumanMessage(body)]
+
+
+def prompt_with_summary(
+    messages: Sequence[BaseMessage], summary: str = "", system_prompt: str = DEFAULT_SYSTEM_PROMPT
+) -> list[BaseMessage]:
+    """System prompt (with the summary, if any) followed by the active messages."""
+    system = system_prompt if not summary else f"{system_prompt}\n\n{SUMMARY_HEADING}\n{summary}"
+    return [SystemMessage(system), *messages]
+
+
+def _reply_text(message: BaseMessage) -> str:
+    text = str(message.text)
+    return text.strip()
+
+
+def chat_node(
+    model: BaseChatModel, *, system_prompt: str = DEFAULT_SYSTEM_PROMPT, tools: Sequence = ()
+) -> Callable[[SummaryState], dict]:
+    """A node answering from the summary (in the system prompt) plus the active messages."""
+    bound = model.bind_tools(list(tools)) if tools else model
+
+    def chat(state: SummaryState) -> dict:
+        prompt = prompt_with_summary(state["messages"], state.get("summary", ""), system_prompt)
+        return {"messages": [bound.invoke(prompt)]}
+
+    return chat
+
+
+def compress_node(
+    model: BaseChatModel,
+    *,
+    threshold: int,
+    keep_last: int,
+    summary_words: int = DEFAULT_SUMMARY_WORDS,
+) -> Callable[[SummaryState], dict]:
+    """A node that, above `threshold` messages, summarizes all but the last `keep_last` and
+    deletes them with RemoveMessage. Introduced in notebooks/06_summary_rotation.ipynb."""
+    check_rotation_budgets(threshold, keep_last, summary_words)
+
+    def compress(state: SummaryState) -> dict:
+        messages = state["messages"]
+        if len(messages) <= threshold:
+            return {}
+        old, _kept = split_for_summary(messages, keep_last)
+        if not old:
+            return {}
+        previous = state.get("summary", "")
+        reply = model.invoke(summary_request(previous, old, summary_words))
+        summary = _reply_text(reply)
+        if not summary:
+            raise ValueError(f"the summarizer returned an empty summary for {len(old)} messages")
+        return {"summary": summary, "messages": [RemoveMessage(id=m.id) for m in old]}
+
+    return compress
+
+
+def route_after_chat(threshold: int, *, tools: bool = False) -> Callable[[SummaryState], str]:
+    """Routing after the chat node: 'tools' for pending tool calls, 'compress' above threshold."""
+    _positive_int("threshold", threshold)
+
+    def route(state: SummaryState) -> str:
+        last = state["messages"][-1]
+        if tools and isinstance(last, AIMessage) and last.tool_calls:
+            return "tools"
+        return "compress" if len(state["messages"]) > threshold else END
+
+    return route
+
+
+def build_rotation_graph(
+    model: BaseChatModel,
+    *,
+    threshold: int,
+    keep_last: int,
+    summary_words: int = DEFAULT_SUMMARY_WORDS,
+    summary_model: BaseChatModel | None = None,
+    tools: Sequence = (),
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+    checkpointer=None,
+):
+    """Compile chat -> (tools -> chat)* -> compress? -> END over SummaryState."""
+    check_rotation_budgets(threshold, keep_last, summary_words)
+    builder = StateGraph(SummaryState)
+    builder.add_node("chat", chat_node(model, system_prompt=system_prompt, tools=tools))
+    builder.add_node(
+        "compress",
+        compress_node(
+            summary_model or model,
+            threshold=threshold,
+            keep_last=keep_last,
+            summary_words=summary_words,
+        ),
+    )
+    builder.add_edge(START, "chat")
+    targets = ["compress", END]
+    if tools:
+        from langgraph.prebuilt import ToolNode
+
+        builder.add_node("tools", ToolNode(list(tools)))
+        builder.add_edge("tools", "chat")
+        targets.append("tools")
+    builder.add_conditional_edges("chat", route_after_chat(threshold, tools=bool(tools)), targets)
+    builder.add_edge("compress", END)
+    return builder.compile(checkpointer=checkpointer)
+
+
+@dataclass
+class ModelCall:
+    """One chat-model invocation: the graph node that made it and the prompt it was shown."""
+
+    node: str | None
+    prompt: list[BaseMessage]
+    prompt_tokens: int
+
+    @property
+    def text(self) -> str:
+        return "\n".join(_reply_text(m) for m in self.prompt)
+
+
+class PromptRecorder(BaseCallbackHandler):
+    """Callback handler keeping every chat-model call with its node name and prompt tokens."""
+
+    def __init__(self, counter: TokenCounter | None = None):
+        super().__init__()
+        self.counter = counter or TokenCounter()
+        self.calls: list[ModelCall] = []
+
+    def on_chat_model_start(self, serialized, messages, *, metadata=None, **kwargs) -> None:
+        node = (metadata or {}).get("langgraph_node")
+        for prompt in messages:
+            self.calls.append(ModelCall(node, list(prompt), self.counter(prompt)))
+
+    def by_node(self, node: str) -> list[ModelCall]:
+        """Calls made from one graph node."""
+        return [c for c in self.calls if c.node == node]
+
+
+def mentions_all(text: str, facts: Sequence[str]) -> bool:
+    """True when every fact string occurs in text (case-insensitive)."""
+    low = text.lower()
+    return all(f.lower() in low for f in facts)
+
+
+def run_turns(
+    graph,
+    user_turns: Sequence[str],
+    *,
+    thread_id: str,
+    facts: Sequence[str] = (),
+    chat_node_name: str = "chat",
+    summary_node_name: str | None = "compress",
+    extra_message_keys: Sequence[str] = (),
+) -> list[dict]:
+    """Send each user turn through `graph`; return one row of measurements per turn.
+
+    Each row is measured after the whole turn, i.e. after any compress step: messages in state
+    (plus the lengths of `extra_message_keys`), prompt tokens of the chat call(s) this turn, the
+    number of messages the chat model was shown, cumulative summarization calls, whether the
+    last chat prompt contained every fact, and the reply text.
+    """
+    recorder = PromptRecorder()
+    config = {"configurable": {"thread_id": thread_id}, "callbacks": [recorder]}
+    rows = []
+    for turn, text in enumerate(user_turns, start=1):
+        before = len(recorder.calls)
+        graph.invoke({"messages": [HumanMessage(text)]}, config)
+        new_calls = recorder.calls[before:]
+        chat_calls = [c for c in new_calls if c.node == chat_node_name]
+        if not chat_calls:
+            raise ValueError(f"turn {turn}: no chat-model call from node {chat_node_name!r}")
+        values = graph.get_state(config).values
+        stored = len(values.get("messages", []))
+        extra = sum(len(values.get(k) or []) for k in extra_message_keys)
+        rows.append(
+            {
+                "turn": turn,
+                "messages_in_state": stored,
+                "stored_messages": stored + extra,
+                "prompt_messages": len(chat_calls[-1].prompt),
+                "prompt_tokens": sum(c.prompt_tokens for c in chat_calls),
+                "summary_calls": len(recorder.by_node(summary_node_name))
+                if summary_node_name
+                else 0,
+                "facts_in_prompt": mentions_all(chat_calls[-1].text, facts) if facts else None,
+                "reply": _reply_text(values["messages"][-1]) if values.get("messages") else "",
+            }
+        )
+    return rows
