@@ -1,0 +1,820 @@
+"""A LangGraph store whose vector search runs on FAISS and whose contents live in a directory.
+
+`FaissStore` implements `langgraph.store.base.BaseStore` (batch / abatch), so `put`, `get`,
+`search`, `delete`, `list_namespaces` and their async forms behave like LangGraph's
+`InMemoryStore`: the same `index` config (`dims`, `embed`, `fields`), the same text extraction
+(`"$"`, `"field.sub"`, `"list[*].text"`), the same per-item `index=False` / `index=["field"]`,
+the same filters (plain equality, `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`), the same scores
+(cosine similarity, max-pooled over an item's vectors) and the same order of results. It works
+anywhere a store is accepted: `graph.compile(store=...)`, LangMem's memory tools and managers.
+
+Vectors are L2-normalised and searched by inner product. The default index is exact
+(`faiss.IndexFlatIP` inside `faiss.IndexIDMap2`). `index_type="hnsw"` uses `faiss.IndexHNSWFlat`
+(approximate, fast on large stores; `hnsw_m`, `ef_construction`, `ef_search`). HNSW cannot remove
+vectors, so deleting or updating an item marks its old vector ids as tombstones, which searches
+skip; once tombstones exceed `rebuild_fraction` of the index, the index is rebuilt from the live
+vectors (also on demand with `compact()`). Searches restricted by namespace prefix or filter to at
+most `exact_threshold` vectors are scored exactly with numpy, whatever the index type.
+
+`save()` writes the FAISS index and a JSON item table to a directory, then atomically switches a
+`manifest.json` to the new pair, so a crash mid-save leaves the previous save intact. Opening a
+store on that directory restores the same items, ids and index: the same searches return the same
+results and scores.
+
+Every batch is validated and embedded before anything changes: a bad namespace, a value that is
+not JSON, a vector of the wrong size, a NaN or zero vector raises ValueError / TypeError naming
+the culprit and leaves the store as it was. A lock serialises mutations and reads, so one store
+can be shared between threads.
+
+Deliberate differences from InMemoryStore: `list_namespaces` lists only namespaces holding items;
+an update drops the item's old vectors (InMemoryStore keeps stale ones when the indexed fields
+change or `index=False` is passed); `created_at` survives updates; range filters on missing or
+non-numeric values do not match (InMemoryStore raises); with a query, `offset` also pages through
+the unscored items appended after the scored ones.
+
+Leaves out: TTL (`supports_ttl` is False), several processes writing one directory, and filters
+evaluated inside FAISS (filters run in Python on the candidate items).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import secrets
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import faiss
+import numpy as np
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    IndexConfig,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    ensure_embeddings,
+    get_text_at_path,
+    tokenize_path,
+    validate_op_namespace,
+)
+
+__all__ = ["FaissStore"]
+
+FORMAT_VERSION = 1
+_OPERATORS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
+_INDEX_TYPES = ("flat", "hnsw")
+
+NsKey = tuple[tuple[str, ...], str]
+
+
+def _short(text: str, n: int = 60) -> str:
+    return repr(text if len(text) <= n else text[:n] + "...")
+
+
+def _json_copy(value: Any, where: str) -> Any:
+    """Deep-copy a JSON value, raising on anything JSON cannot hold exactly."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{where} is {value!r}; JSON has no NaN or infinity")
+        return float(value)
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise TypeError(
+                    f"{where} has key {k!r} of type {type(k).__name__}; JSON object keys must be str"
+                )
+            out[k] = _json_copy(v, f"{where}[{k!r}]")
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_json_copy(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    raise TypeError(f"{where} is {value!r} of type {type(value).__name__}, which is not JSON")
+
+
+def _copy(value: Any) -> Any:
+    """Copy a value already known to be JSON (fast path for reads)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _check_filter(filt: Any, where: str = "filter") -> None:
+    if isinstance(filt, Mapping):
+        if any(isinstance(k, str) and k.startswith("$") for k in filt):
+            for k in filt:
+                if k not in _OPERATORS:
+                    raise ValueError(
+                        f"unsupported operator {k!r} in {where}; use one of {sorted(_OPERATORS)}"
+                    )
+        else:
+            for k, v in filt.items():
+                _check_filter(v, f"{where}[{k!r}]")
+
+
+def _as_number(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _apply_operator(value: Any, operator: str, operand: Any) -> bool:
+    if operator == "$eq":
+        return value == operand
+    if operator == "$ne":
+        return value != operand
+    a, b = _as_number(value), _as_number(operand)
+    if a is None or b is None:
+        if not (isinstance(value, str) and isinstance(operand, str)):
+            return False
+        a, b = value, operand
+    if operator == "$gt":
+        return a > b
+    if operator == "$gte":
+        return a >= b
+    if operator == "$lt":
+        return a < b
+    return a <= b  # "$lte"; operators were checked when the batch was planned
+
+
+def _matches(value: Any, filt: Any) -> bool:
+    """JSON-style match, as InMemoryStore does it: nested dicts, lists, $-operators."""
+    if isinstance(filt, Mapping):
+        if any(isinstance(k, str) and k.startswith("$") for k in filt):
+            return all(_apply_operator(value, k, v) for k, v in filt.items())
+        if not isinstance(value, dict):
+            return False
+        return all(_matches(value.get(k), v) for k, v in filt.items())
+    if isinstance(filt, (list, tuple)):
+        return (
+            isinstance(value, (list, tuple))
+            and len(value) == len(filt)
+            and all(_matches(v, f) for v, f in zip(value, filt, strict=False))
+        )
+    return value == filt
+
+
+def _does_match(condition: MatchCondition, ns: tuple[str, ...]) -> bool:
+    path = tuple(condition.path)
+    if len(ns) < len(path):
+        return False
+    if condition.match_type == "prefix":
+        pairs = zip(ns, path, strict=False)
+    elif condition.match_type == "suffix":
+        pairs = zip(reversed(ns), reversed(path), strict=False)
+    else:
+        raise ValueError(f"unsupported match type {condition.match_type!r}")
+    return all(p == "*" or k == p for k, p in pairs)
+
+
+def _fsync_write(path: Path, data: bytes) -> None:
+    """Write bytes to a temporary file beside `path`, fsync it, then rename it into place."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+@dataclass
+class _Plan:
+    """A validated batch: what to read, what to write, what to embed."""
+
+    n_ops: int
+    reads: list[tuple[int, Op]] = field(default_factory=list)
+    puts: dict[NsKey, dict | None] = field(default_factory=dict)
+    put_texts: dict[NsKey, list[tuple[str, str]]] = field(default_factory=dict)
+    texts: list[str] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+
+
+class FaissStore(BaseStore):
+    """A LangGraph BaseStore with FAISS vector search, saved to a directory. Introduced in notebooks/03."""
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        *,
+        index: IndexConfig | None = None,
+        index_type: str = "flat",
+        hnsw_m: int = 32,
+        ef_construction: int = 200,
+        ef_search: int = 128,
+        rebuild_fraction: float = 0.25,
+        exact_threshold: int = 4096,
+        path: str | os.PathLike | None = None,
+        autosave: bool = False,
+    ) -> None:
+        if index_type not in _INDEX_TYPES:
+            raise ValueError(f"index_type must be one of {_INDEX_TYPES}, got {index_type!r}")
+        for name, v, lo in (
+            ("hnsw_m", hnsw_m, 2),
+            ("ef_construction", ef_construction, 1),
+            ("ef_search", ef_search, 1),
+            ("exact_threshold", exact_threshold, 0),
+        ):
+            if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+        if not 0 < rebuild_fraction <= 1:
+            raise ValueError(f"rebuild_fraction must be in (0, 1], got {rebuild_fraction!r}")
+        if autosave and path is None:
+            raise ValueError("autosave=True needs a path to save to")
+        self.index_type = index_type
+        self.hnsw_m = hnsw_m
+        self.ef_construction = ef_construction
+        self.ef_search = ef_search
+        self.rebuild_fraction = rebuild_fraction
+        self.exact_threshold = exact_threshold
+        self.path = Path(path) if path is not None else None
+        self.autosave = autosave
+        self._lock = threading.RLock()
+
+        self.index_config: dict | None = None
+        self.embeddings = None
+        self.dims: int | None = None
+        if index is not None:
+            self._set_index_config(index)
+
+        # namespace -> key -> Item, in insertion order (the order InMemoryStore lists items in)
+        self._data: dict[tuple[str, ...], dict[str, Item]] = {}
+        self._vec_ids: dict[NsKey, dict[str, int]] = {}  # item -> {field path: vector id}
+        self._owner: dict[int, NsKey] = {}  # live vector id -> item
+        self._tombstones: set[int] = set()  # HNSW ids of deleted vectors, still in the graph
+        self._next_id = 0
+        self._n_unindexed = 0  # live items with no vector
+        self._index = self._new_index() if self.dims else None
+
+        if self.path is not None and (self.path / "manifest.json").exists():
+            self._load(self.path)
+
+    # Configuration
+
+    def _set_index_config(self, index: Any) -> None:
+        if not isinstance(index, Mapping):
+            raise TypeError(
+                f"index must be a dict like {{'dims': 384, 'embed': fn}}, got {index!r}"
+            )
+        dims = index.get("dims")
+        if not isinstance(dims, int) or isinstance(dims, bool) or dims < 1:
+            raise ValueError(f"index['dims'] must be a positive int, got {dims!r}")
+        if index.get("embed") is None:
+            raise ValueError(
+                "index['embed'] is required: an Embeddings or a function texts -> vectors"
+            )
+        fields = index.get("fields") or ["$"]
+        if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
+            raise TypeError(f"index['fields'] must be a list of non-empty str, got {fields!r}")
+        self.index_config = dict(index)
+        self.index_config["fields"] = list(fields)
+        self.embeddings = ensure_embeddings(index["embed"])
+        self.dims = dims
+        self._fields = [(p, p if p == "$" else tokenize_path(p)) for p in fields]
+
+    def _new_index(self) -> faiss.Index:
+        if self.index_type == "hnsw":
+            base = faiss.IndexHNSWFlat(self.dims, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            base.hnsw.efConstruction = self.ef_construction
+            base.hnsw.efSearch = self.ef_search
+        else:
+            base = faiss.IndexFlatIP(self.dims)
+        return faiss.IndexIDMap2(base)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return sum(len(items) for items in self._data.values())
+
+    def __repr__(self) -> str:
+        where = f", path={str(self.path)!r}" if self.path else ""
+        return f"FaissStore(items={len(self)}, index_type={self.index_type!r}, dims={self.dims}{where})"
+
+    # Batch entry points
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        plan = self._plan(ops)
+        doc_vecs = query_vecs = None
+        if plan.texts:
+            raw = self.embeddings.embed_documents(plan.texts)
+            doc_vecs = self._check_vectors(raw, plan.texts, "text")
+        if plan.queries:
+            raw = [self.embeddings.embed_query(q) for q in plan.queries]
+            query_vecs = self._check_vectors(raw, plan.queries, "query")
+        return self._execute(plan, doc_vecs, query_vecs)
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        plan = self._plan(ops)
+        doc_vecs = query_vecs = None
+        if plan.texts:
+            raw = await self.embeddings.aembed_documents(plan.texts)
+            doc_vecs = self._check_vectors(raw, plan.texts, "text")
+        if plan.queries:
+            raw = await asyncio.gather(*(self.embeddings.aembed_query(q) for q in plan.queries))
+            query_vecs = self._check_vectors(list(raw), plan.queries, "query")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, self._execute, plan, doc_vecs, query_vecs)
+
+    # Validation, before anything changes
+
+    def _plan(self, ops: Iterable[Op]) -> _Plan:
+        ops = list(ops)
+        plan = _Plan(n_ops=len(ops))
+        queries: dict[str, None] = {}
+        for i, op in enumerate(ops):
+            if isinstance(op, PutOp):
+                self._plan_put(op, plan)
+                continue
+            if not isinstance(op, (GetOp, SearchOp, ListNamespacesOp)):
+                raise TypeError(f"unknown store operation {op!r} of type {type(op).__name__}")
+            validate_op_namespace(op)
+            if isinstance(op, GetOp) and not isinstance(op.key, str):
+                raise TypeError(f"key must be str, got {op.key!r}")
+            if isinstance(op, (SearchOp, ListNamespacesOp)):
+                for name in ("limit", "offset"):
+                    v = getattr(op, name)
+                    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                        raise ValueError(f"{name} must be an int >= 0, got {v!r}")
+            if isinstance(op, SearchOp):
+                if op.filter is not None and not isinstance(op.filter, Mapping):
+                    raise TypeError(f"filter must be a dict, got {op.filter!r}")
+                _check_filter(op.filter or {})
+                if op.query is not None and not isinstance(op.query, str):
+                    raise TypeError(f"query must be str, got {op.query!r}")
+                if op.query and self.embeddings is not None:
+                    queries[op.query] = None
+            plan.reads.append((i, op))
+        plan.queries = list(queries)
+        texts: dict[str, None] = {}
+        for pairs in plan.put_texts.values():
+            texts.update((t, None) for _, t in pairs)
+        plan.texts = list(texts)
+        return plan
+
+    def _plan_put(self, op: PutOp, plan: _Plan) -> None:
+        ns, key = op.namespace, op.key
+        validate_op_namespace(op)
+        if not isinstance(ns, tuple):
+            raise TypeError(f"namespace must be a tuple of str, got {ns!r}")
+        if not isinstance(key, str):
+            raise TypeError(f"key must be str, got {key!r}")
+        if op.ttl is not None:
+            raise NotImplementedError(f"FaissStore does not support TTL, got ttl={op.ttl!r}")
+        if op.value is None:
+            plan.puts[(ns, key)] = None
+            plan.put_texts.pop((ns, key), None)
+            return
+        if not ns:
+            raise InvalidNamespaceError(f"namespace cannot be empty (key {key!r})")
+        if ns[0] == "langgraph":
+            raise InvalidNamespaceError(f'root label of a namespace cannot be "langgraph": {ns!r}')
+        if not isinstance(op.value, Mapping):
+            raise TypeError(f"value for {ns!r}/{key!r} must be a dict, got {op.value!r}")
+        value = _json_copy(op.value, f"value for {ns!r}/{key!r}")
+        if op.index is not None and op.index is not False:
+            if isinstance(op.index, str) or not all(isinstance(p, str) and p for p in op.index):
+                raise TypeError(
+                    f"index must be False, None or a list of field paths, got {op.index!r}"
+                )
+        plan.puts[(ns, key)] = value
+        pairs: list[tuple[str, str]] = []
+        if self.embeddings is not None and op.index is not False:
+            paths = self._fields if op.index is None else [(p, tokenize_path(p)) for p in op.index]
+            for path, tokens in paths:
+                found = get_text_at_path(value, tokens)
+                if len(found) > 1:
+                    pairs.extend((f"{path}.{j}", t) for j, t in enumerate(found))
+                elif found:
+                    pairs.append((path, found[0]))
+        plan.put_texts[(ns, key)] = pairs
+
+    def _check_vectors(self, raw: Any, texts: list[str], kind: str) -> np.ndarray:
+        """Turn embedder output into unit float32 rows, or raise naming the bad text."""
+        try:
+            n = len(raw)
+        except TypeError:
+            raise TypeError(
+                f"embed returned {type(raw).__name__}, expected a list of vectors"
+            ) from None
+        if n != len(texts):
+            raise ValueError(f"embed returned {n} vectors for {len(texts)} texts")
+        try:
+            arr = np.asarray(raw, dtype=np.float64)
+            ok = arr.shape == (n, self.dims)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:  # find the offending row to name it
+            for v, t in zip(raw, texts, strict=False):
+                try:
+                    row = np.asarray(v, dtype=np.float64)
+                except (TypeError, ValueError):
+                    raise TypeError(
+                        f"embedding for {kind} {_short(t)} is not a vector of numbers: {v!r:.80}"
+                    ) from None
+                if row.shape != (self.dims,):
+                    raise ValueError(
+                        f"embedding for {kind} {_short(t)} has shape {row.shape}, "
+                        f"expected ({self.dims},) as index['dims'] says"
+                    )
+            raise ValueError(f"embed returned vectors of inconsistent shape for {len(texts)} texts")
+        finite = np.isfinite(arr).all(axis=1)
+        if not finite.all():
+            t = texts[int(np.argmin(finite))]
+            raise ValueError(f"embedding for {kind} {_short(t)} contains NaN or infinity")
+        norms = np.linalg.norm(arr, axis=1)
+        if (norms <= 1e-12).any():
+            t = texts[int(np.argmax(norms <= 1e-12))]
+            raise ValueError(
+                f"embedding for {kind} {_short(t)} is a zero vector; cosine similarity is undefined"
+            )
+        return np.ascontiguousarray((arr / norms[:, None]).astype(np.float32))
+
+    # Execution, under the lock
+
+    def _execute(
+        self, plan: _Plan, doc_vecs: np.ndarray | None, query_vecs: np.ndarray | None
+    ) -> list[Result]:
+        results: list[Result] = [None] * plan.n_ops
+        qmap = {q: query_vecs[j] for j, q in enumerate(plan.queries)}
+        with self._lock:
+            # Reads see the store as it was before this batch's writes, as in InMemoryStore.
+            for i, op in plan.reads:
+                if isinstance(op, GetOp):
+                    item = self._data.get(op.namespace, {}).get(op.key)
+                    results[i] = None if item is None else self._copy_item(item)
+                elif isinstance(op, SearchOp):
+                    results[i] = self._search(op, qmap.get(op.query) if op.query else None)
+                else:
+                    results[i] = self._list_namespaces(op)
+            if plan.puts:
+                self._apply_puts(plan, doc_vecs)
+                if self.autosave:
+                    self.save()
+        return results
+
+    @staticmethod
+    def _copy_item(item: Item, score: float | None = None, search: bool = False) -> Item:
+        if search:
+            return SearchItem(
+                namespace=item.namespace,
+                key=item.key,
+                value=_copy(item.value),
+                created_at=item.created_at,
+                updated_at=item.updated_at,
+                score=score,
+            )
+        return Item(
+            value=_copy(item.value),
+            key=item.key,
+            namespace=item.namespace,
+            created_at=item.created_at,
+            updated_at=item.updated_at,
+        )
+
+    def _apply_puts(self, plan: _Plan, doc_vecs: np.ndarray | None) -> None:
+        row_of = {t: j for j, t in enumerate(plan.texts)}
+        now = datetime.now(timezone.utc)
+        new_ids: dict[NsKey, dict[str, int]] = {}
+        add_rows, add_ids, old_ids = [], [], []
+        next_id = self._next_id
+        for nk, value in plan.puts.items():
+            old_ids.extend(self._vec_ids.get(nk, {}).values())
+            if value is None:
+                continue
+            ids = {}
+            for path, text in plan.put_texts.get(nk, []):
+                ids[path] = next_id
+                add_rows.append(row_of[text])
+                add_ids.append(next_id)
+                next_id += 1
+            new_ids[nk] = ids
+        # FAISS first: if adding fails, nothing has changed yet.
+        if add_ids:
+            self._index.add_with_ids(doc_vecs[add_rows], np.asarray(add_ids, dtype=np.int64))
+        self._next_id = next_id
+        if old_ids:
+            if self.index_type == "hnsw":
+                self._tombstones.update(old_ids)
+            else:
+                self._index.remove_ids(np.asarray(old_ids, dtype=np.int64))
+        for nk, value in plan.puts.items():
+            ns, key = nk
+            old_vids = self._vec_ids.pop(nk, None)
+            for vid in (old_vids or {}).values():
+                del self._owner[vid]
+            items = self._data.get(ns)
+            old = items.get(key) if items is not None else None
+            if old is not None and not old_vids:
+                self._n_unindexed -= 1
+            if value is None:
+                if old is not None:
+                    del items[key]
+                continue
+            if items is None:
+                items = self._data[ns] = {}
+            items[key] = Item(
+                value=value,
+                key=key,
+                namespace=ns,
+                created_at=old.created_at if old is not None else now,
+                updated_at=now,
+            )
+            ids = new_ids[nk]
+            if ids:
+                self._vec_ids[nk] = ids
+                for vid in ids.values():
+                    self._owner[vid] = nk
+            else:
+                self._n_unindexed += 1
+        if self._tombstones and len(self._tombstones) > self.rebuild_fraction * self._index.ntotal:
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Rebuild the FAISS index from live vectors, dropping tombstones."""
+        live = np.fromiter(self._owner.keys(), dtype=np.int64, count=len(self._owner))
+        fresh = self._new_index()
+        if len(live):
+            fresh.add_with_ids(self._index.reconstruct_batch(live), live)
+        self._index = fresh
+        self._tombstones.clear()
+
+    def compact(self) -> int:
+        """Rebuild the index without tombstoned vectors; return how many were dropped."""
+        with self._lock:
+            dropped = len(self._tombstones)
+            if self._index is not None and dropped:
+                self._rebuild()
+            return dropped
+
+    # Reads
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        found = [ns for ns, items in self._data.items() if items]
+        for condition in op.match_conditions or ():
+            found = [ns for ns in found if _does_match(condition, ns)]
+        if op.max_depth is not None:
+            found = sorted({ns[: op.max_depth] for ns in found})
+        else:
+            found = sorted(found)
+        return found[op.offset : op.offset + op.limit]
+
+    def _iter_items(self, prefix: tuple[str, ...], filt: Mapping | None) -> Iterable[Item]:
+        """Items under a namespace prefix that pass the filter, in listing order."""
+        n = len(prefix)
+        for ns, items in self._data.items():
+            if ns[:n] != prefix:
+                continue
+            for item in items.values():
+                if not filt or _matches(item.value, filt):
+                    yield item
+
+    def _search(self, op: SearchOp, qvec: np.ndarray | None) -> list[SearchItem]:
+        prefix, filt = tuple(op.namespace_prefix), op.filter
+        offset, limit = op.offset, op.limit
+        if qvec is None:  # no query (or no index): listing order
+            page = []
+            for j, item in enumerate(self._iter_items(prefix, filt)):
+                if j >= offset + limit:
+                    break
+                if j >= offset:
+                    page.append(self._copy_item(item, search=True))
+            return page
+
+        need = offset + limit
+        everything = not prefix and not filt
+        scoreless: list[Item] | None = None
+        subset = None
+        if not everything:
+            subset, scoreless = [], []
+            for item in self._iter_items(prefix, filt):
+                vids = self._vec_ids.get((item.namespace, item.key))
+                if vids:
+                    subset.extend(vids.values())
+                else:
+                    scoreless.append(item)
+            if not subset and not scoreless:
+                return []
+        ranked = self._rank(qvec, subset, need)
+        out = [
+            self._copy_item(self._data[ns][key], score, search=True)
+            for score, (ns, key) in ranked[offset:need]
+        ]
+        if len(out) < limit and len(ranked) < need:
+            # Every scored candidate is ranked; unscored items follow in listing order.
+            if scoreless is None:
+                scoreless = []
+                if self._n_unindexed:
+                    scoreless = [
+                        it
+                        for it in self._iter_items(prefix, filt)
+                        if (it.namespace, it.key) not in self._vec_ids
+                    ]
+            start = max(0, offset - len(ranked))
+            out.extend(
+                self._copy_item(it, None, search=True)
+                for it in scoreless[start : start + limit - len(out)]
+            )
+        return out
+
+    def _rank(self, qvec: np.ndarray, subset: list[int] | None, need: int) -> list:
+        """Top `need` items by max inner product over their vectors: [(score, (ns, key))]."""
+        if need <= 0 or not self._owner or (subset is not None and not subset):
+            return []
+        out: list[tuple[float, NsKey]] = []
+        seen: set[NsKey] = set()
+
+        def collect(scores: Iterable[float], ids: Iterable[int]) -> None:
+            for s, vid in zip(scores, ids, strict=False):
+                owner = self._owner.get(int(vid))
+                if owner is None or owner in seen:  # -1, tombstone, or a weaker vector
+                    continue
+                seen.add(owner)
+                out.append((float(s), owner))
+                if len(out) >= need:
+                    return
+
+        if subset is not None and len(subset) <= self.exact_threshold:
+            ids = np.asarray(subset, dtype=np.int64)
+            scores = self._index.reconstruct_batch(ids) @ qvec
+            order = np.argsort(-scores, kind="stable")
+            collect(scores[order].tolist(), ids[order].tolist())
+            return out
+
+        total = self._index.ntotal
+        selector = None
+        if subset is not None:
+            selector = faiss.IDSelectorBatch(np.asarray(subset, dtype=np.int64))
+            reachable = len(subset)
+        else:
+            reachable = total - len(self._tombstones)
+        k = min(total, need + (len(self._tombstones) if subset is None else 0))
+        query = qvec.reshape(1, -1)
+        while True:
+            if self.index_type == "hnsw":
+                params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k))
+                if selector is not None:
+                    params.sel = selector
+            else:
+                params = faiss.SearchParameters(sel=selector) if selector is not None else None
+            scores, ids = self._index.search(query, k, params=params)
+            out.clear()
+            seen.clear()
+            collect(scores[0].tolist(), ids[0].tolist())
+            if len(out) >= need or k >= total or len(seen) >= reachable:
+                return out
+            k = min(total, k * 4)
+
+    # Persistence
+
+    def _config_doc(self) -> dict:
+        return {
+            "dims": self.dims,
+            "fields": self.index_config["fields"] if self.index_config else None,
+            "index_type": self.index_type,
+            "hnsw_m": self.hnsw_m,
+            "ef_construction": self.ef_construction,
+        }
+
+    def save(self, path: str | os.PathLike | None = None) -> Path:
+        """Write the index and item table to a directory, switching over atomically; return it."""
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise ValueError("save() needs a directory: pass path=... here or to FaissStore()")
+        with self._lock:
+            target.mkdir(parents=True, exist_ok=True)
+            gen = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
+            table = {
+                "next_id": self._next_id,
+                "tombstones": sorted(self._tombstones),
+                "namespaces": [
+                    [
+                        list(ns),
+                        [
+                            [
+                                key,
+                                item.value,
+                                item.created_at.isoformat(),
+                                item.updated_at.isoformat(),
+                                self._vec_ids.get((ns, key), {}),
+                            ]
+                            for key, item in items.items()
+                        ],
+                    ]
+                    for ns, items in self._data.items()
+                ],
+            }
+            items_name = f"items-{gen}.json"
+            _fsync_write(target / items_name, json.dumps(table, ensure_ascii=False).encode())
+            index_name = None
+            if self._index is not None:
+                index_name = f"index-{gen}.faiss"
+                _fsync_write(target / index_name, faiss.serialize_index(self._index).tobytes())
+            manifest = {
+                "format": FORMAT_VERSION,
+                "generation": gen,
+                "config": self._config_doc(),
+                "items": items_name,
+                "index": index_name,
+            }
+            _fsync_write(target / "manifest.json", json.dumps(manifest, indent=1).encode())
+            dir_fd = os.open(target, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+            for old in list(target.glob("items-*.json")) + list(target.glob("index-*.faiss")):
+                if old.name not in (items_name, index_name):
+                    old.unlink()
+        return target
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, **kwargs: Any) -> FaissStore:
+        """Open a saved store; pass index={'dims': ..., 'embed': ...} if it was saved with one."""
+        if not (Path(path) / "manifest.json").exists():
+            raise FileNotFoundError(f"no saved FaissStore in {str(path)!r} (manifest.json missing)")
+        return cls(path=path, **kwargs)
+
+    def _load(self, path: Path) -> None:
+        manifest = json.loads((path / "manifest.json").read_text())
+        if manifest.get("format") != FORMAT_VERSION:
+            raise ValueError(f"{path}: unsupported format {manifest.get('format')!r}")
+        config = manifest["config"]
+        if config["dims"] is not None and self.dims is None:
+            raise ValueError(
+                f"{path} was saved with a vector index ({config['dims']} dims, fields "
+                f"{config['fields']}): pass index={{'dims': ..., 'embed': ...}} to open it"
+            )
+        mine = self._config_doc()
+        if config["dims"] is None:
+            if self.dims is not None:
+                raise ValueError(f"{path} was saved without a vector index; open it without index=")
+        else:
+            for name in ("dims", "fields", "index_type"):
+                if config[name] != mine[name]:
+                    raise ValueError(
+                        f"{path} was saved with {name}={config[name]!r}, "
+                        f"but this store was configured with {name}={mine[name]!r}"
+                    )
+            self.hnsw_m, self.ef_construction = config["hnsw_m"], config["ef_construction"]
+        table = json.loads((path / manifest["items"]).read_text())
+        data: dict[tuple[str, ...], dict[str, Item]] = {}
+        vec_ids: dict[NsKey, dict[str, int]] = {}
+        owner: dict[int, NsKey] = {}
+        n_unindexed = 0
+        for ns_list, rows in table["namespaces"]:
+            ns = tuple(ns_list)
+            items = data[ns] = {}
+            for key, value, created, updated, ids in rows:
+                items[key] = Item(
+                    value=value,
+                    key=key,
+                    namespace=ns,
+                    created_at=datetime.fromisoformat(created),
+                    updated_at=datetime.fromisoformat(updated),
+                )
+                if ids:
+                    vec_ids[(ns, key)] = {p: int(v) for p, v in ids.items()}
+                    for v in ids.values():
+                        owner[int(v)] = (ns, key)
+                else:
+                    n_unindexed += 1
+        index = self._index
+        if manifest["index"] is not None:
+            raw = np.fromfile(path / manifest["index"], dtype=np.uint8)
+            index = faiss.deserialize_index(raw)
+            expected = len(owner) + len(table["tombstones"])
+            if index.ntotal != expected or index.d != self.dims:
+                raise ValueError(
+                    f"{path}: index holds {index.ntotal} vectors of {index.d} dims, "
+                    f"item table expects {expected} of {self.dims}"
+                )
+        self._data, self._vec_ids, self._owner = data, vec_ids, owner
+        self._tombstones = set(table["tombstones"])
+        self._next_id = table["next_id"]
+        self._n_unindexed = n_unindexed
+        self._index = index
