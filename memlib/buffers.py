@@ -1,0 +1,516 @@
+"""Conversation buffers: which part of a chat history goes into the next prompt.
+
+Provides four buffers that share one interface (`add`, `extend`, `messages`, `prompt_tokens`):
+`FullBuffer` (everything), `SlidingWindowBuffer` (the system prompt pinned plus the last k turns or
+messages), `TokenTrimBuffer` (the most recent turns that fit a budget of real tiktoken counts,
+through langchain_core's `trim_messages` with its pitfalls fixed) and `SummaryBuffer` (recent turns
+verbatim within a token budget, older ones folded into a running summary written by the chat
+model). Also the pure functions behind them: `validate_messages`, `tool_pairs_intact`,
+`turn_starts`, `trim_to_budget`, and `load_conversation` for the JSONL fixtures in
+data/conversations/.
+
+Every cut is tool-pair safe: buffers cut only where a human turn starts, so an AI message that
+carries tool_calls always stays with its ToolMessages, and the system prompt is always first.
+Bad input (empty or whitespace content, non-string content, an orphan ToolMessage, a budget
+smaller than the system prompt) raises ValueError naming the bad value and leaves the buffer as
+it was.
+
+Leaves out: persistence (LangGraph checkpointers do that), multimodal content blocks, more than
+one system message, and retrieval over past messages (notebook 01 does that with a vector store).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+    trim_messages,
+)
+
+from memlib.tokens import TokenCounter
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+CONVERSATIONS = DATA_DIR / "conversations"
+
+TokenCounterFn = Callable[[list[BaseMessage]], int]
+
+SUMMARY_INSTRUCTIONS = (
+    "You maintain the running summary of a conversation between a user and an assistant. "
+    "Summarize the summary so far together with the new messages in at most {words} words. "
+    "Keep every topic name, every fact the user gave about themselves, decisions and open "
+    "questions; drop greetings and filler. Reply with the summary only."
+)
+
+
+# --- validation -------------------------------------------------------------------------------
+
+
+def _describe(message: BaseMessage, where: str) -> str:
+    return f"{where} ({type(message).__name__})"
+
+
+def _check_content(message: BaseMessage, where: str) -> None:
+    content = message.content
+    if not isinstance(content, str):
+        raise ValueError(
+            f"{_describe(message, where)}: content must be a string, "
+            f"got {type(content).__name__} {content!r:.80}"
+        )
+    if not content.strip() and not (isinstance(message, AIMessage) and message.tool_calls):
+        raise ValueError(
+            f"{_describe(message, where)}: content is empty or whitespace only ({content!r})"
+        )
+
+
+def _advance(message, pending: frozenset, where: str) -> frozenset:
+    """Check one non-system message against the open tool calls; return the new open set."""
+    if not isinstance(message, BaseMessage):
+        raise TypeError(
+            f"{where}: expected a langchain message, got {type(message).__name__} {message!r:.80}"
+        )
+    if isinstance(message, SystemMessage):
+        raise ValueError(
+            f"{where}: a SystemMessage may only come first; pass the system prompt to the "
+            f"buffer instead (got {message.content!r:.80})"
+        )
+    _check_content(message, where)
+    if isinstance(message, ToolMessage):
+        if message.tool_call_id not in pending:
+            raise ValueError(
+                f"{where}: orphan ToolMessage: tool_call_id {message.tool_call_id!r} answers no "
+                f"open tool call of the preceding AI message (open: {sorted(pending)})"
+            )
+        return pending - {message.tool_call_id}
+    if pending:
+        raise ValueError(
+            f"{_describe(message, where)} arrived while tool calls {sorted(pending)} still wait "
+            "for their ToolMessages"
+        )
+    if isinstance(message, AIMessage):
+        ids = [call.get("id") for call in message.tool_calls]
+        if any(not isinstance(i, str) or not i for i in ids) or len(set(ids)) != len(ids):
+            raise ValueError(f"{where}: tool calls need unique non-empty ids, got {ids!r}")
+        return frozenset(ids)
+    if isinstance(message, HumanMessage):
+        return frozenset()
+    raise ValueError(f"{where}: unsupported message type {type(message).__name__}")
+
+
+def validate_messages(messages: Sequence[BaseMessage]) -> frozenset:
+    """Raise ValueError on a malformed history; return the tool-call ids still awaiting results.
+
+    The first message may be a SystemMessage. Introduced in notebooks/01_conversation_buffers.ipynb.
+    """
+    messages = list(messages)
+    pending: frozenset = frozenset()
+    start = 0
+    if messages and isinstance(messages[0], SystemMessage):
+        _check_content(messages[0], "message 0")
+        start = 1
+    for i in range(start, len(messages)):
+        pending = _advance(messages[i], pending, f"message {i}")
+    return pending
+
+
+def tool_pairs_intact(messages: Sequence[BaseMessage]) -> bool:
+    """True when every ToolMessage follows the AI message that called it, with nothing between."""
+    try:
+        validate_messages(messages)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def turn_starts(messages: Sequence[BaseMessage]) -> list[int]:
+    """Indices where a human turn starts: the only places a buffer may cut."""
+    return [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+
+
+def turns(messages: Sequence[BaseMessage]) -> list[list[BaseMessage]]:
+    """Split a history (no system message) into turns, each starting with a HumanMessage."""
+    out: list[list[BaseMessage]] = []
+    for m in messages:
+        if isinstance(m, HumanMessage) or not out:
+            out.append([])
+        out[-1].append(m)
+    return out
+
+
+def _system_prompt(text) -> SystemMessage:
+    if not isinstance(text, str):
+        raise ValueError(f"system_prompt must be a string, got {type(text).__name__} {text!r:.80}")
+    if not text.strip():
+        raise ValueError(f"system_prompt is empty or whitespace only ({text!r})")
+    return SystemMessage(text)
+
+
+def _check_budget(name: str, value, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+# --- token-aware trimming ---------------------------------------------------------------------
+
+
+def _list_overhead(counter: TokenCounterFn, message: BaseMessage) -> int:
+    """Tokens the counter adds once per list (OpenAI's reply priming), 0 for plain sums."""
+    return 2 * counter([message]) - counter([message, message])
+
+
+def trim_to_budget(
+    messages: Sequence[BaseMessage],
+    max_tokens: int,
+    token_counter: TokenCounterFn | None = None,
+) -> list[BaseMessage]:
+    """The system prompt plus the most recent whole turns that fit in max_tokens.
+
+    Wraps `trim_messages(strategy="last", include_system=True, start_on="human")` and fixes what
+    it gets wrong on its own: it returns a system prompt larger than the budget (over budget,
+    silently), it returns no turn at all when the latest one does not fit (the question vanishes),
+    and it charges the per-prompt reply overhead twice. Here the first two raise ValueError.
+    Introduced in notebooks/01_conversation_buffers.ipynb.
+    """
+    _check_budget("max_tokens", max_tokens)
+    counter = token_counter or TokenCounter()
+    messages = list(messages)
+    validate_messages(messages)
+    if not messages:
+        return []
+    system = messages[0] if isinstance(messages[0], SystemMessage) else None
+    rest = messages[1:] if system is not None else messages
+    head = [system] if system is not None else []
+    if system is not None and counter(head) > max_tokens:
+        raise ValueError(
+            f"max_tokens={max_tokens} is smaller than the system prompt ({counter(head)} tokens)"
+        )
+    starts = turn_starts(rest)
+    if starts and counter([*head, *rest[starts[-1] :]]) > max_tokens:
+        raise ValueError(
+            f"max_tokens={max_tokens} cannot hold the latest turn: it needs "
+            f"{counter([*head, *rest[starts[-1] :]])} tokens with the system prompt"
+        )
+    # trim_messages subtracts counter([system]) from the budget and then counts the rest as a
+    # separate list, so a per-list overhead is charged twice; give that back.
+    slack = _list_overhead(counter, system) if system is not None else 0
+    kept = trim_messages(
+        messages,
+        max_tokens=max_tokens + slack,
+        token_counter=counter,
+        strategy="last",
+        include_system=True,
+        start_on="human",
+    )
+    # Belt and braces: the result must be the system prompt plus a suffix cut at a turn start.
+    tail = kept[len(head) :]
+    if (
+        counter(kept) > max_tokens
+        or (
+            tail
+            and (not isinstance(tail[0], HumanMessage) or rest[len(rest) - len(tail) :] != tail)
+        )
+        or (starts and not tail)
+    ):
+        raise RuntimeError(f"trim_messages returned an unsafe selection of {len(kept)} messages")
+    return kept
+
+
+# --- buffers ----------------------------------------------------------------------------------
+
+
+class _Buffer:
+    """Shared plumbing: validation, atomic updates, the pinned system prompt."""
+
+    def __init__(self, system_prompt: str, token_counter: TokenCounterFn | None = None):
+        self.system = _system_prompt(system_prompt)
+        self.counter = token_counter or TokenCounter()
+        self._kept: list[BaseMessage] = []
+        self._pending: frozenset = frozenset()
+        self.dropped = 0  # messages evicted (or folded into a summary) so far
+
+    def _select(self, candidate: list[BaseMessage]) -> list[BaseMessage]:
+        """The suffix of candidate this buffer keeps; may raise, may compute side results."""
+        return candidate
+
+    def _commit(self) -> None:
+        """Apply side results computed by the last successful _select."""
+
+    def extend(self, messages: Iterable[BaseMessage]) -> None:
+        """Append messages; on any error, raise and leave the buffer unchanged."""
+        new = list(messages)
+        pending = self._pending
+        for i, m in enumerate(new):
+            pending = _advance(m, pending, f"message {i} of {len(new)}")
+        candidate = [*self._kept, *new]
+        kept = self._select(candidate)
+        self._commit()
+        self.dropped += len(candidate) - len(kept)
+        self._kept = kept
+        self._pending = pending
+
+    def add(self, message: BaseMessage) -> None:
+        """Append one message (validated; the buffer is unchanged if it is rejected)."""
+        self.extend([message])
+
+    @property
+    def messages(self) -> list[BaseMessage]:
+        """What to send to the chat model: the system prompt, then the kept messages."""
+        return [self.system, *self._kept]
+
+    def prompt_tokens(self) -> int:
+        """Tokens `messages` costs as a prompt, counted with tiktoken."""
+        return self.counter(self.messages)
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(kept={len(self._kept)}, dropped={self.dropped})"
+
+
+class FullBuffer(_Buffer):
+    """Keeps every message: the baseline whose prompt grows without bound.
+
+    Introduced in notebooks/01_conversation_buffers.ipynb.
+    """
+
+
+class SlidingWindowBuffer(_Buffer):
+    """System prompt pinned, plus the last `max_turns` turns or at most `max_messages` messages.
+
+    A turn is a human message and everything after it up to the next one; cuts happen only at
+    turn starts, so with `max_messages` a single tool-heavy turn may exceed the limit rather than
+    be split. Introduced in notebooks/01_conversation_buffers.ipynb.
+    """
+
+    def __init__(
+        self,
+        system_prompt: str,
+        max_turns: int | None = None,
+        max_messages: int | None = None,
+        token_counter: TokenCounterFn | None = None,
+    ):
+        if (max_turns is None) == (max_messages is None):
+            raise ValueError(
+                f"give exactly one of max_turns / max_messages, got {max_turns!r} / {max_messages!r}"
+            )
+        self.max_turns = None if max_turns is None else _check_budget("max_turns", max_turns)
+        self.max_messages = (
+            None if max_messages is None else _check_budget("max_messages", max_messages)
+        )
+        super().__init__(system_prompt, token_counter)
+
+    def _select(self, candidate):
+        starts = turn_starts(candidate)
+        if not starts:
+            return candidate
+        if self.max_turns is not None:
+            cut = starts[-self.max_turns] if len(starts) >= self.max_turns else 0
+        elif len(candidate) <= self.max_messages:
+            cut = 0
+        else:
+            fitting = [i for i in starts if len(candidate) - i <= self.max_messages]
+            cut = fitting[0] if fitting else starts[-1]
+        return candidate[cut:]
+
+
+class TokenTrimBuffer(_Buffer):
+    """System prompt plus the most recent whole turns whose real token count fits `max_tokens`.
+
+    Uses `trim_to_budget` (langchain_core's trim_messages with its pitfalls fixed). A message that
+    would leave even the latest turn over budget is rejected with ValueError.
+    Introduced in notebooks/01_conversation_buffers.ipynb.
+    """
+
+    def __init__(
+        self, system_prompt: str, max_tokens: int, token_counter: TokenCounterFn | None = None
+    ):
+        _check_budget("max_tokens", max_tokens)
+        super().__init__(system_prompt, token_counter)
+        need = self.counter([self.system])
+        if need > max_tokens:
+            raise ValueError(f"max_tokens={max_tokens} is smaller than the system prompt ({need})")
+        self.max_tokens = max_tokens
+
+    def _select(self, candidate):
+        return trim_to_budget([self.system, *candidate], self.max_tokens, self.counter)[1:]
+
+
+def transcript(messages: Sequence[BaseMessage]) -> str:
+    """Plain-text rendering of messages for a summary prompt, tool calls included."""
+    lines = []
+    for m in messages:
+        if isinstance(m, HumanMessage):
+            lines.append(f"user: {m.content}")
+        elif isinstance(m, AIMessage):
+            if m.content:
+                lines.append(f"assistant: {m.content}")
+            for call in m.tool_calls:
+                lines.append(f"assistant called {call['name']}({json.dumps(call['args'])})")
+        elif isinstance(m, ToolMessage):
+            lines.append(f"tool result{f' ({m.name})' if m.name else ''}: {m.content}")
+        else:
+            lines.append(f"{m.type}: {m.content}")
+    return "\n".join(lines)
+
+
+class SummaryBuffer(_Buffer):
+    """Recent turns verbatim within `max_tokens`; older turns folded into a running summary.
+
+    When system prompt plus recent messages exceed `max_tokens`, the oldest whole turns are
+    folded until the rest fits `keep_tokens` (default: half the budget, so the model is not
+    called on every turn). The chat model writes the summary, asked for at most
+    `summary_words` words; it rides in the system message. Introduced in
+    notebooks/01_conversation_buffers.ipynb.
+    """
+
+    def __init__(
+        self,
+        system_prompt: str,
+        model: BaseChatModel,
+        max_tokens: int,
+        summary_words: int = 80,
+        keep_tokens: int | None = None,
+        token_counter: TokenCounterFn | None = None,
+    ):
+        _check_budget("max_tokens", max_tokens)
+        _check_budget("summary_words", summary_words)
+        if keep_tokens is None:
+            keep_tokens = max_tokens // 2
+        _check_budget("keep_tokens", keep_tokens)
+        if keep_tokens > max_tokens:
+            raise ValueError(f"keep_tokens={keep_tokens} exceeds max_tokens={max_tokens}")
+        super().__init__(system_prompt, token_counter)
+        need = self.counter([self.system])
+        if need > max_tokens:
+            raise ValueError(f"max_tokens={max_tokens} is smaller than the system prompt ({need})")
+        self.model = model
+        self.max_tokens = max_tokens
+        self.keep_tokens = max(keep_tokens, need)
+        self.summary_words = summary_words
+        self.summary = ""
+        self.summaries = 0  # chat-model calls made to fold old turns
+        self._next_summary: str | None = None
+
+    def summarize(self, old: Sequence[BaseMessage]) -> str:
+        """Ask the chat model to fold `old` into the running summary; return the new summary."""
+        reply = self.model.invoke(
+            [
+                SystemMessage(SUMMARY_INSTRUCTIONS.format(words=self.summary_words)),
+                HumanMessage(
+                    f"Summary so far:\n{self.summary or '(none yet)'}\n\n"
+                    f"New messages:\n{transcript(old)}"
+                ),
+            ]
+        )
+        text = reply.content if isinstance(reply.content, str) else ""
+        if not text.strip():
+            raise RuntimeError(f"the chat model returned an empty summary: {reply.content!r:.80}")
+        return text.strip()
+
+    def _select(self, candidate):
+        self._next_summary = None
+        if self.counter([self.system, *candidate]) <= self.max_tokens:
+            return candidate
+        budget = self.keep_tokens
+        starts = turn_starts(candidate)
+        if starts and self.counter([self.system, *candidate[starts[-1] :]]) > budget:
+            budget = self.max_tokens  # the latest turn alone is bigger than keep_tokens
+        kept = trim_to_budget([self.system, *candidate], budget, self.counter)[1:]
+        old = candidate[: len(candidate) - len(kept)]
+        if old:
+            self._next_summary = self.summarize(old)
+        return kept
+
+    def _commit(self):
+        if self._next_summary is not None:
+            self.summary = self._next_summary
+            self.summaries += 1
+            self._next_summary = None
+
+    @property
+    def messages(self) -> list[BaseMessage]:
+        """The system prompt (with the running summary appended, if any), then recent messages."""
+        system = self.system
+        if self.summary:
+            system = SystemMessage(
+                f"{system.content}\n\nSummary of the earlier conversation:\n{self.summary}"
+            )
+        return [system, *self._kept]
+
+
+# --- fixtures ---------------------------------------------------------------------------------
+
+_ROLE_TYPES = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+
+
+def _row_to_message(row: dict, where: str) -> BaseMessage:
+    role = row.get("role")
+    extra = {"id": row["id"]} if row.get("id") else {}
+    if role == "tool":
+        return ToolMessage(
+            row["content"], tool_call_id=row.get("tool_call_id"), name=row.get("name"), **extra
+        )
+    if role == "assistant" and row.get("tool_calls"):
+        calls = [
+            {"name": c["name"], "args": c.get("args", {}), "id": c["id"], "type": "tool_call"}
+            for c in row["tool_calls"]
+        ]
+        return AIMessage(row.get("content", ""), tool_calls=calls, **extra)
+    if role not in _ROLE_TYPES:
+        raise ValueError(
+            f"{where}: unknown role {role!r}; expected one of {[*_ROLE_TYPES, 'tool']}"
+        )
+    return _ROLE_TYPES[role](row["content"], **extra)
+
+
+def conversation_path(name: str | Path) -> Path:
+    """A fixture name like 'long_chat' -> data/conversations/long_chat.jsonl; paths pass through."""
+    path = Path(name)
+    if path.suffix != ".jsonl" and len(path.parts) == 1:
+        path = CONVERSATIONS / f"{path}.jsonl"
+    if not path.is_file():
+        raise ValueError(f"no conversation file at {str(path)!r}")
+    return path
+
+
+def turn_topics(name: str | Path) -> list[str | None]:
+    """The optional "topic" label of each user turn in a JSONL fixture, in order."""
+    rows = [
+        json.loads(line)
+        for line in conversation_path(name).read_text("utf-8").splitlines()
+        if line.strip()
+    ]
+    return [row.get("topic") for row in rows if row.get("role") == "user"]
+
+
+def load_conversation(name: str | Path) -> list[BaseMessage]:
+    """Load a JSONL conversation fixture as validated langchain messages with stable ids.
+
+    Each line: {"role": "system"|"user"|"assistant"|"tool", "content": ..., optional
+    "tool_calls": [{"name", "args", "id"}], "tool_call_id", "name", "topic" (user rows; see
+    `turn_topics`)}.
+    Introduced in notebooks/01_conversation_buffers.ipynb.
+    """
+    path = conversation_path(name)
+    messages = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path.name}:{lineno}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: not JSON ({exc.msg})") from None
+        row.setdefault("id", f"{path.stem}-{lineno}")
+        messages.append(_row_to_message(row, where))
+    validate_messages(messages)
+    return messages
