@@ -1,0 +1,556 @@
+"""The offline model's rule set: sentence splitting, salient entities and fact patterns, as data.
+
+Provides `split_sentences`, `content_terms`, `entities`, `extract_facts` (first-person statements
+such as "I work at Acme" and third-person memory text such as "User's name is Alice" or
+`{"name": "Alice"}` become `Fact(subject, predicate, value)`), `ask_about` (which personal fact a
+question asks for) and `to_third_person` (rewrites a user's sentence for a summary).
+
+Leaves out: real parsing. Every rule is a regular expression with named groups (`value`, and
+`topic` for "my favourite X is Y"); anything the patterns do not cover is not extracted, so the
+offline model says it does not know rather than guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+STOPWORDS = frozenset(
+    """a an the and or but if then so of to in on at by for with from about as into over after
+    before under between is are was were be been being am do does did doing have has had having
+    i me my mine myself you your yours we us our they them their he him his she her it its this
+    that these those what which who whom whose when where why how there here not no nor can could
+    should would will shall may might must just very really also too than such some any all each
+    both few more most other own same only please tell know let get got give like want need
+    ok okay yes hi hello hey thanks thank""".split()
+)
+
+# Capitalised words that start sentences or name things that are not people or organisations.
+NOT_NAMES = frozenset(
+    """I I'm I've I'd I'll The A An This That These Those It It's We You Your My Our They He She
+    What When Where Why How Who Which Yes No Hi Hello Hey Thanks Thank Please Sure Okay Ok Also
+    But And Or So Then There Here Today Tomorrow Yesterday User Assistant AI Human System Summary
+    Monday Tuesday Wednesday Thursday Friday Saturday Sunday Great Good Nice Well Actually Just
+    Not Still Now Let Can Could Would Should Will Do Does Did Is Are Was Were Be Am Have Has If
+    English French German Spanish Italian Portuguese Dutch Chinese Japanese Korean Indian
+    American British Canadian Australian Based Happy Glad Sorry Fine Back Here Going Looking""".split()
+)
+
+_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[!?])\s+|\n+")
+_BULLET = re.compile(r"^\s*(?:[-*•]+|\d+[.)]|#+)\s*")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+#'-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences and lines of `text`, bullets and Markdown heading marks removed."""
+    out = []
+    for piece in _SENT_SPLIT.split(text or ""):
+        piece = _BULLET.sub("", piece).strip()
+        if piece:
+            out.append(piece)
+    return out
+
+
+def _stem(word: str) -> str:
+    w = word.lower().strip("'")
+    for suffix in ("ies", "es", "s", "ing", "ed"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return w
+
+
+def content_terms(text: str) -> set[str]:
+    """Lower-cased, lightly stemmed non-stopword terms (for lexical overlap)."""
+    return {_stem(w) for w in _WORD.findall(text or "") if w.lower() not in STOPWORDS}
+
+
+_NUMBER = re.compile(r"(?<![\w])[$€£]?\d[\d,.:/%-]*\d?%?(?![\w])")
+_QUOTED = re.compile(r"[\"“'`]([^\"”'`\n]{2,40})[\"”'`]")
+_TECH = re.compile(
+    r"\b(?:[a-z]+[A-Z]\w*|[A-Z]{2,}\w*|\w+(?:[_./+#-]\w+)*[_./+#-]\w*\d\w*|\w+[_./+#]\w+|\w*\d\w*[A-Za-z]\w*)\b"
+)
+_CAP = re.compile(r"\b[A-Z][a-zA-Z0-9&'-]*\b")
+
+
+def entities(text: str) -> list[str]:
+    """Salient tokens: capitalised names, numbers, quoted and technical terms, in order, unique."""
+    found: dict[str, int] = {}
+    for m in _QUOTED.finditer(text):
+        found.setdefault(m.group(1), m.start())
+    for pattern in (_NUMBER, _TECH):
+        for m in pattern.finditer(text):
+            found.setdefault(m.group(0).rstrip(".,"), m.start())
+    initial = {m.end() for m in re.finditer(r"(?:^|[.!?:;\n]\s*|[-*•]\s+)(?=[A-Z])", text)}
+    mid = {m.group(0) for m in _CAP.finditer(text) if m.start() not in initial}
+    for m in _CAP.finditer(text):
+        word = m.group(0)
+        if word.removesuffix("'s") in NOT_NAMES or word in NOT_NAMES:
+            continue
+        # A capital at a sentence start only marks a name when the word recurs mid-sentence,
+        # is followed by another capitalised word, or is possessive.
+        if m.start() in initial and word not in mid and not word.endswith("'s"):
+            if not re.match(r"\s+[A-Z]", text[m.end() : m.end() + 3]):
+                continue
+        found.setdefault(word.removesuffix("'s"), m.start())
+    return [w for w, _ in sorted(found.items(), key=lambda kv: kv[1]) if w]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One subject-predicate-value statement and the sentence it came from."""
+
+    subject: str
+    predicate: str
+    value: str
+    source: str = ""
+
+    def as_text(self) -> str:
+        subject = "User" if self.subject == "user" else self.subject
+        return PREDICATE_PHRASES.get(self.predicate, "{s}'s {p} is {v}").format(
+            s=subject, p=self.predicate, v=self.value
+        )
+
+
+# How a fact reads back, third person (summaries, memory contents).
+PREDICATE_PHRASES = {
+    "name": "{s}'s name is {v}",
+    "employer": "{s} works at {v}",
+    "role": "{s} works as {v}",
+    "location": "{s} lives in {v}",
+    "preference": "{s} prefers {v}",
+    "dislike": "{s} dislikes {v}",
+    "expertise": "{s} has expertise in {v}",
+    "project": "{s} is working on {v}",
+    "learning": "{s} is learning {v}",
+    "age": "{s} is {v} years old",
+    "uses": "{s} uses {v}",
+}
+
+# How a fact is told back to the user, second person.
+ANSWER_PHRASES = {
+    "name": "Your name is {v}.",
+    "employer": "You work at {v}.",
+    "role": "You work as {v}.",
+    "location": "You live in {v}.",
+    "preference": "You prefer {v}.",
+    "dislike": "You don't like {v}.",
+    "expertise": "Your expertise is {v}.",
+    "project": "You're working on {v}.",
+    "learning": "You're learning {v}.",
+    "age": "You're {v} years old.",
+    "uses": "You use {v}.",
+}
+
+# Words used when saying a fact is missing ("I don't know your <label> yet").
+PREDICATE_LABELS = {
+    "name": "name",
+    "employer": "employer",
+    "role": "role",
+    "location": "location",
+    "preference": "preferences",
+    "dislike": "dislikes",
+    "expertise": "expertise",
+    "project": "current project",
+    "learning": "learning goals",
+    "age": "age",
+    "uses": "tools",
+}
+
+_END = r"(?=\s+(?:and|but|because|so|since|where|which|who|though|although|while|when|if|as|now|last|next|yesterday|today|tomorrow|recently|ago|these days)\b|\s*[.,;!?\n(]|\s+-\s|$)"
+_VAL = r"(?P<value>[^.,;!?\n]{1,60}?)" + _END
+_VAL_ROLE = r"(?P<value>[^.,;!?\n]{1,40}?)" + _END.replace(
+    "(?:and|", "(?:at|for|with|in|on|and|", 1
+)
+_NAME = r"(?P<value>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\b"
+_ART = r"(?:(?:a|an|the)\s+)?"
+
+# (predicate, pattern) for first-person statements, most specific first. Case-insensitive parts
+# are scoped with (?i:...) so that name patterns can still require a capital letter.
+FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
+    (p, re.compile(rx))
+    for p, rx in [
+        ("name", r"(?i:\bmy name(?:'s| is)|\bcall me|\bi(?:'m| am) called|\bi go by)\s+" + _NAME),
+        ("name", r"(?i:\b(?:this is|i'm|i am))\s+" + _NAME + r"(?!\s+(?:at|from|in)\b)"),
+        (
+            "employer",
+            r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+|still\s+)?(?:work(?:ing)?|employed)\s+(?:at|for|by|with)"
+            r"|\bi(?:'ve| have)?\s*(?:just\s+|recently\s+)?(?:joined|started (?:a new job )?at))\s+"
+            + _VAL,
+        ),
+        (
+            "role",
+            r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+)?(?:work(?:ing)?|employed) as|\bmy (?:job title|job|role|title|position|occupation) is"
+            r"|\bi work at [^.,;!?\n]{1,40}? as|\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s))\s+"
+            + _ART
+            + _VAL_ROLE,
+        ),
+        (
+            "employer",
+            r"(?i:\bi(?:'m| am) (?:now |currently )?(?:a|an|the) [\w -]{2,30}? (?:at|for|with))\s+"
+            + _VAL,
+        ),
+        (
+            "location",
+            r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+)?(?:live|living|based|located|staying|residing)\s+in"
+            r"|\bi(?:'ve| have)?\s*(?:just\s+|recently\s+)?(?:moved|relocated)\s+to|\bi(?:'m| am) from)\s+"
+            + _VAL,
+        ),
+        (
+            "favourite",
+            r"(?i:\bmy (?:all-time |absolute )?(?:favou?rite|preferred|go-to))\s+(?P<topic>[\w -]{2,30}?)\s+(?i:is|are)\s+"
+            + _VAL,
+        ),
+        (
+            "dislike",
+            r"(?i:\bi (?:really\s+)?(?:don't|do not|never|can't|cannot)\s+(?:like|stand|enjoy|use|want)|\bi (?:hate|dislike|avoid)|\bi(?:'m| am) allergic to)\s+"
+            + _VAL,
+        ),
+        (
+            "preference",
+            r"(?i:\bi(?:'d| would)?\s*(?:really\s+|much\s+|strongly\s+|usually\s+|always\s+|generally\s+)?(?:prefer|rather(?: use| have)?)"
+            r"|\bi (?:really\s+|usually\s+)?(?:like|love|enjoy)|\bi(?:'m| am) (?:a )?(?:big |huge )?fan of)\s+"
+            + _VAL,
+        ),
+        (
+            "expertise",
+            r"(?i:\bi(?:'m| am) (?:an? )?(?:expert|specialist|experienced|skilled|proficient|fluent|good) (?:in|at|with)"
+            r"|\bi speciali[sz]e in|\bmy (?:expertise|speciality|specialty|background) is(?: in)?|\bi have expertise in)\s+"
+            + _VAL,
+        ),
+        (
+            "project",
+            r"(?i:\bi(?:'m| am) (?:currently\s+|now\s+)?(?:working on|building|writing|developing)|\bmy (?:current )?project is)\s+"
+            + _ART
+            + _VAL,
+        ),
+        ("learning", r"(?i:\bi(?:'m| am) (?:currently\s+|now\s+)?(?:learning|studying))\s+" + _VAL),
+        (
+            "age",
+            r"(?i:\bi(?:'m| am)\s+)(?P<value>\d{1,3})(?i:\s+years?\s+old|\b(?!\s*(?:%|am|pm)))",
+        ),
+        ("uses", r"(?i:\bi (?:mostly\s+|mainly\s+|usually\s+)?use)\s+" + _VAL),
+        ("generic", r"(?i:\bmy)\s+(?P<topic>[a-z][\w' -]{1,30}?)\s+(?i:is|are)\s+" + _VAL),
+    ]
+]
+
+_SUBJ = r"(?P<subject>(?i:the user|user)|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
+# Third-person statements, as stored memories and summaries phrase them.
+THIRD_PERSON_RULES: list[tuple[str, re.Pattern]] = [
+    (p, re.compile(rx))
+    for p, rx in [
+        (
+            "name",
+            r"(?i:\b(?:the )?user(?:'s)? name(?:'s| is|:)|\buser is (?:called|named)|\bthe user is)\s+"
+            + _NAME,
+        ),
+        ("name", r"(?i:\buser is)\s+(?P<value>[A-Z][\w'-]+)\b(?!\s+(?:at|from|in)\b)"),
+        (
+            "employer",
+            _SUBJ
+            + r"(?i:\s+(?:currently\s+|now\s+)?(?:works|worked|is working|is employed)\s+(?:at|for|by)|\s+joined)\s+"
+            + _VAL,
+        ),
+        (
+            "role",
+            _SUBJ
+            + r"(?i:\s+(?:works|is working) as|'s (?:role|job|job title|title|occupation) is|\s+is employed as|\s+works (?:at|for) [^.,;!?\n]{1,40}? as|\s+is(?=\s+(?:a|an|the)\s))\s+"
+            + _ART
+            + _VAL_ROLE,
+        ),
+        ("employer", _SUBJ + r"(?i:\s+is (?:a|an|the) [\w -]{2,30}? (?:at|for|with))\s+" + _VAL),
+        (
+            "location",
+            _SUBJ
+            + r"(?i:\s+(?:currently\s+)?(?:lives|is based|is located|resides) in|\s+(?:moved|relocated) to|\s+is from)\s+"
+            + _VAL,
+        ),
+        (
+            "favourite",
+            _SUBJ
+            + r"(?i:'s (?:favou?rite|preferred))\s+(?P<topic>[\w -]{2,30}?)\s+(?i:is|are)\s+"
+            + _VAL,
+        ),
+        (
+            "dislike",
+            _SUBJ
+            + r"(?i:\s+(?:dislikes|hates|avoids|does not like|doesn't like|is allergic to))\s+"
+            + _VAL,
+        ),
+        ("preference", _SUBJ + r"(?i:\s+(?:prefers|likes|loves|enjoys|would rather))\s+" + _VAL),
+        (
+            "expertise",
+            _SUBJ
+            + r"(?i:\s+(?:is an? expert in|specializes in|specialises in|has expertise in|is skilled in))\s+"
+            + _VAL,
+        ),
+        ("project", _SUBJ + r"(?i:\s+is (?:working on|building|developing))\s+" + _ART + _VAL),
+        ("learning", _SUBJ + r"(?i:\s+is (?:learning|studying))\s+" + _VAL),
+    ]
+]
+
+# Keys of JSON objects / "key: value" lines that name a known predicate.
+KEY_SYNONYMS = {
+    "name": "name",
+    "user_name": "name",
+    "full_name": "name",
+    "username": "name",
+    "preferred_name": "name",
+    "employer": "employer",
+    "company": "employer",
+    "organization": "employer",
+    "organisation": "employer",
+    "workplace": "employer",
+    "works_at": "employer",
+    "role": "role",
+    "job": "role",
+    "job_title": "role",
+    "title": "role",
+    "occupation": "role",
+    "position": "role",
+    "location": "location",
+    "city": "location",
+    "home": "location",
+    "residence": "location",
+    "lives_in": "location",
+    "preference": "preference",
+    "preferences": "preference",
+    "likes": "preference",
+    "dislikes": "dislike",
+    "expertise": "expertise",
+    "skills": "expertise",
+    "age": "age",
+}
+_KEY_VALUE = re.compile(
+    r"""["']?(?P<key>[A-Za-z_][\w ]{1,24}?)["']?\s*[:=]\s*["']?(?P<value>[^"'\n,;{}\[\]]{1,80}?)["']?\s*(?=[,;}\]\n]|$)"""
+)
+
+_ROLE_WORD = re.compile(
+    r"(?i)(?:er|or|ist|ian|ant|ent|ect|ee|lead|head|manager|nurse|chef|intern|cto|ceo|cfo|vp|pm|officer|owner|dev|admin|analyst|architect|consultant|scientist|founder|student|professor|lecturer|coach)$"
+)
+_NOT_ROLES = {
+    "vegetarian",
+    "vegan",
+    "beginner",
+    "fan",
+    "lover",
+    "member",
+    "user",
+    "customer",
+    "parent",
+    "mother",
+    "father",
+}
+_PRONOUN_VALUES = {
+    "it",
+    "that",
+    "this",
+    "them",
+    "you",
+    "me",
+    "him",
+    "her",
+    "there",
+    "here",
+    "so",
+    "one",
+}
+
+
+def _clean_value(value: str) -> str:
+    value = value.strip().strip("\"'`").strip()
+    value = re.sub(r"^(?:to |using |working with |the fact that )", "", value, flags=re.I)
+    return re.sub(r"\s+", " ", value).rstrip(" -:")
+
+
+def _accept(predicate: str, value: str) -> bool:
+    low = value.lower()
+    if not value or low in _PRONOUN_VALUES or low in STOPWORDS:
+        return False
+    if predicate == "name":
+        return value.split()[0] not in NOT_NAMES
+    if predicate == "role":
+        last = low.split()[-1]
+        return bool(_ROLE_WORD.search(last)) and last not in _NOT_ROLES and len(low.split()) <= 5
+    if predicate in ("employer", "location"):
+        return len(low.split()) <= 6
+    return len(low.split()) <= 10
+
+
+def _make_fact(subject: str, predicate: str, match: re.Match, sentence: str) -> Fact | None:
+    value = _clean_value(match.group("value"))
+    if predicate == "favourite":
+        topic = _clean_value(match.group("topic")).lower()
+        predicate = f"favourite {topic}"
+    elif predicate == "generic":
+        topic = _clean_value(match.group("topic")).lower()
+        if topic in ("name", "job", "role", "title") or topic.startswith(("favou", "preferred")):
+            return None
+        predicate = topic
+    if not _accept(predicate if predicate in PREDICATE_PHRASES else "other", value):
+        return None
+    return Fact(subject, predicate, value, sentence)
+
+
+def extract_facts(text: str, first_person: bool = True) -> list[Fact]:
+    """Facts stated in `text`, in order: first-person rules (a user's message) or third-person
+    rules plus key-value pairs (memories, summaries, tool results)."""
+    facts: list[Fact] = []
+    for sentence in split_sentences(text):
+        taken: list[tuple[int, int]] = []
+        rules = FIRST_PERSON_RULES if first_person else THIRD_PERSON_RULES
+        for predicate, pattern in rules:
+            for m in pattern.finditer(sentence):
+                span = m.span("value")
+                if any(a < span[1] and span[0] < b for a, b in taken):
+                    continue
+                subject = "user"
+                if not first_person and "subject" in pattern.groupindex:
+                    subject = _subject(m.group("subject"), facts)
+                fact = _make_fact(subject, predicate, m, sentence)
+                if fact:
+                    facts.append(fact)
+                    taken.append(span)
+        if not first_person:
+            for m in _KEY_VALUE.finditer(sentence):
+                key = m.group("key").strip().lower().replace(" ", "_")
+                if key in KEY_SYNONYMS and not any(a <= m.start("value") < b for a, b in taken):
+                    value = _clean_value(m.group("value"))
+                    if _accept(KEY_SYNONYMS[key], value):
+                        facts.append(Fact("user", KEY_SYNONYMS[key], value, sentence))
+    return facts
+
+
+def _subject(raw: str, earlier: list[Fact]) -> str:
+    low = raw.lower()
+    if low in ("user", "the user", "he", "she", "they"):
+        return "user"
+    names = {f.value for f in earlier if f.predicate == "name" and f.subject == "user"}
+    return "user" if raw in names else raw
+
+
+# Questions about the asker, mapped to the predicate they ask for.
+QUESTION_RULES: list[tuple[str, re.Pattern]] = [
+    (p, re.compile(rx, re.I))
+    for p, rx in [
+        (
+            "all",
+            r"\bwhat do you (?:know|remember) about me\b|\bwhat have i told you\b|\btell me about (?:me|myself)\b|\bwho am i\b.*\bwork",
+        ),
+        (
+            "name",
+            r"\bwhat(?:'s| is) my (?:full |first )?name\b|\bwho am i\b|\bdo you (?:know|remember) (?:my name|who i am)\b|\bmy name\?",
+        ),
+        (
+            "employer",
+            r"\bwhere do i work\b|\bwho do i work for\b|\b(?:what|which) (?:company|organi[sz]ation|employer)\b.*\b(?:i|me)\b|\bmy (?:employer|company)\b",
+        ),
+        (
+            "role",
+            r"\bwhat(?:'s| is) my (?:job|role|title|position|occupation)\b|\bwhat do i do(?: for (?:a living|work))?\b|\bwhat(?:'s| is) my job title\b",
+        ),
+        (
+            "location",
+            r"\bwhere do i live\b|\bwhere am i (?:based|from|located|living)\b|\b(?:what|which) (?:city|country|town)\b.*\b(?:i|me)\b|\bwhere(?:'s| is) my home\b",
+        ),
+        (
+            "favourite",
+            r"\bwhat(?:'s| is| are) my (?:favou?rite|preferred|go-to) (?P<topic>[\w -]+?)\s*\??$",
+        ),
+        ("dislike", r"\bwhat do(?:n't| not)? i (?:dislike|hate|avoid)\b|\bwhat don't i like\b"),
+        (
+            "preference",
+            r"\bwhat (?:\w+ ){0,3}do i (?:prefer|like|love|enjoy)\b|\bmy preferences?\b|\bdo i prefer\b|\bwhich (?:\w+ ){0,3}do i (?:prefer|like)\b|\bhow do i like\b",
+        ),
+        (
+            "expertise",
+            r"\bwhat am i (?:good at|an expert in|expert in)\b|\bmy (?:expertise|skills|speciality|specialty)\b",
+        ),
+        ("project", r"\bwhat am i (?:working on|building)\b|\bmy (?:current )?project\b"),
+        ("learning", r"\bwhat am i (?:learning|studying)\b"),
+        ("age", r"\bhow old am i\b|\bmy age\b"),
+        ("generic", r"\bwhat(?:'s| is| are) my (?P<topic>[\w' -]{2,30}?)\s*\??$"),
+    ]
+]
+
+
+def ask_about(question: str) -> tuple[str, str] | None:
+    """(predicate, topic) a question asks about the user, or None for other questions."""
+    for predicate, pattern in QUESTION_RULES:
+        m = pattern.search(question.strip())
+        if m:
+            topic = (m.groupdict().get("topic") or "").strip().lower()
+            if predicate == "generic":
+                return (topic, topic)
+            if predicate == "favourite":
+                return (f"favourite {topic}", topic)
+            return (predicate, topic)
+    return None
+
+
+_IRREGULAR = {
+    "am": "is",
+    "'m": "is",
+    "have": "has",
+    "'ve": "has",
+    "do": "does",
+    "go": "goes",
+    "was": "was",
+}
+_MODALS = {
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "might",
+    "must",
+    "may",
+    "shall",
+    "'ll",
+    "'d",
+    "did",
+    "had",
+}
+_ADVERB = re.compile(
+    r"^(?:\w+ly|also|just|still|often|usually|always|never|now|currently|recently|mostly|mainly|even)$",
+    re.I,
+)
+_PRONOUNS = [
+    (re.compile(r"\bI(?:'m| am)\b"), "User is"),
+    (re.compile(r"\bI(?:'ve| have)\b"), "User has"),
+    (re.compile(r"\bI don't\b|\bI do not\b"), "User does not"),
+    (re.compile(r"\bI'll\b"), "User will"),
+    (re.compile(r"\bI'd\b"), "User would"),
+    (re.compile(r"\b[Mm]y\b"), "User's"),
+    (re.compile(r"\b[Mm]yself\b"), "themselves"),
+    (re.compile(r"(?<=\s)me\b"), "them"),
+]
+
+
+def _conjugate(verb: str) -> str:
+    low = verb.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if low in _MODALS or (low.endswith("ed") and not low.endswith("eed")) or not low.isalpha():
+        return verb
+    if re.search(r"(?:s|sh|ch|x|z|o)$", low):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", low):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def to_third_person(sentence: str) -> str:
+    """Rewrite a user's first-person sentence about themselves: "I work at X" -> "User works at X"."""
+    out = sentence
+    for pattern, repl in _PRONOUNS:
+        out = pattern.sub(repl, out)
+
+    def verb(m: re.Match) -> str:
+        first, second = m.group(1), m.group(2)
+        if second and _ADVERB.match(first):
+            return f"User {first} {_conjugate(second)}"
+        return f"User {_conjugate(first)}" + (f" {second}" if second else "")
+
+    out = re.sub(r"\bI\s+([\w']+)(?:\s+([\w']+))?", verb, out)
+    return out[0].upper() + out[1:] if out else out

@@ -1,0 +1,666 @@
+"""OfflineChatModel: a deterministic, rule-based langchain chat model for running the notebooks
+with no network, no API key and no model download.
+
+It is not a language model. A small dispatcher reads the request and runs one skill:
+summarize (to a word budget), grade (document relevance to a query), or answer (from the
+context it is given). The rule set lives in memlib/extraction.py as data. Relevance and
+sentence choice use the local MiniLM embeddings (memlib.embeddings) plus lexical overlap;
+token usage is counted with real tiktoken (memlib.tokens).
+
+Leaves out: free-form reasoning, generation of new content, world knowledge, and any language
+but English. What it cannot find in its context it says it does not know.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+from memlib.extraction import (
+    ANSWER_PHRASES,
+    PREDICATE_LABELS,
+    Fact,
+    ask_about,
+    content_terms,
+    entities,
+    extract_facts,
+    split_sentences,
+    to_third_person,
+)
+
+# --------------------------------------------------------------------------------------------
+# Thresholds (documented in the class docstring).
+RELEVANCE_THRESHOLD = 0.35  # cosine (MiniLM) at or above which a document grades "yes"
+OVERLAP_THRESHOLD = 0.5  # share of query terms in the document that also counts as relevant...
+OVERLAP_MARGIN = 0.15  # ...provided the cosine is at least the threshold minus this
+CONTEXT_THRESHOLD = 0.4  # cosine for a context sentence to be used in an answer
+CONTEXT_OVERLAP_MIN_COSINE = 0.25  # lower cosine accepted when half the question's terms match
+DEFAULT_SUMMARY_WORDS = (30, 120)  # no budget given: a third of the source, clamped to this range
+WORDS_PER_TOKEN = 0.75  # converts a bound max_tokens into a word budget
+MAX_CONTEXT_MESSAGES = 80  # answer skill looks at the system prompt plus this many recent messages
+
+
+@lru_cache(maxsize=1)
+def _embedder():
+    from memlib.embeddings import MiniLMEmbeddings
+
+    return MiniLMEmbeddings(cache_size=16384)
+
+
+def _embed(texts: list[str]) -> np.ndarray:
+    return _embedder().embed_array(texts)
+
+
+@lru_cache(maxsize=1)
+def _token_counter():
+    from memlib.tokens import TokenCounter
+
+    return TokenCounter()
+
+
+@lru_cache(maxsize=16384)
+def _facts(text: str, first_person: bool) -> tuple[Fact, ...]:
+    return tuple(extract_facts(text, first_person))
+
+
+def _text(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(block.get("text", ""))
+    return "\n".join(parts)
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+# --------------------------------------------------------------------------------------------
+# The request, as the dispatcher sees it.
+
+
+@dataclass
+class Request:
+    messages: list[BaseMessage]
+    kwargs: dict = field(default_factory=dict)
+    relevance_threshold: float = RELEVANCE_THRESHOLD
+
+    @property
+    def last_human_index(self) -> int:
+        for i in range(len(self.messages) - 1, -1, -1):
+            if self.messages[i].type == "human":
+                return i
+        return -1
+
+    @property
+    def last_human(self) -> str:
+        i = self.last_human_index
+        return _text(self.messages[i]) if i >= 0 else ""
+
+    @property
+    def system_text(self) -> str:
+        return "\n\n".join(_text(m) for m in self.messages if m.type == "system")
+
+
+SUMMARIZE_PATTERN = re.compile(
+    r"\b(?:summari[sz]e|summari[sz]ing|condense|compress|shorten|recap|tl;?dr|boil (?:it )?down)\b"
+    r"|\b(?:create|write|produce|give|make|extend|update|generate|provide|return|draft)\b[^.\n:]{0,40}\bsummary\b",
+    re.I,
+)
+GRADE_PATTERN = re.compile(
+    r"\brelevan(?:t|ce)\b|\bgrade\b|\bbinary score\b|\bis (?:this|the) (?:document|passage) (?:useful|related)\b",
+    re.I,
+)
+
+
+def classify(request: Request) -> str:
+    """Which skill answers: 'grade', 'summarize' or 'answer'."""
+    instruction = request.last_human + "\n" + request.system_text
+    if GRADE_PATTERN.search(instruction) and _grading_inputs(request):
+        return "grade"
+    if _summary_instruction(request) is not None:
+        return "summarize"
+    return "answer"
+
+
+# --------------------------------------------------------------------------------------------
+# Skill: grade a document's relevance to a query.
+
+_SECTION_LABEL = re.compile(
+    r"(?:<(?P<tag>question|query|document|doc|context|passage)>)"
+    r"|(?:(?:here is|here's)\s+)?(?:the\s+)?(?P<label>retrieved document|user question|search query|current query|question|query|document|doc|passage|snippet|chunk|context)\s*\d*\s*:",
+    re.I,
+)
+_QUERY_LABELS = {"user question", "search query", "current query", "question", "query"}
+_LABEL_CHOICE = re.compile(r"['\"](\w[\w -]{0,20})['\"]\s*(?:or|/)\s*['\"](\w[\w -]{0,20})['\"]")
+
+
+def _grading_inputs(request: Request) -> tuple[str, str] | None:
+    """(query, document) from labelled sections of the human (else system) text."""
+    for text in (request.last_human, request.system_text):
+        marks = list(_SECTION_LABEL.finditer(text))
+        query = doc = None
+        for i, m in enumerate(marks):
+            end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+            body = text[m.end() : end]
+            label = (m.group("tag") or m.group("label")).lower()
+            if m.group("tag"):
+                body = body.split(f"</{m.group('tag')}", 1)[0]
+            body = re.sub(
+                r"(?:here is|here's)(?:\s+the)?\s*$", "", body.strip(), flags=re.I
+            ).strip()
+            if label in _QUERY_LABELS:
+                lines = [ln for ln in body.splitlines() if ln.strip()]
+                query = query or (lines[0].strip() if lines else None)
+            else:
+                kept = [ln for ln in body.splitlines() if not GRADE_PATTERN.search(ln)]
+                doc = doc or ("\n".join(kept).strip() or None)
+        if query and doc:
+            return query, doc
+    return None
+
+
+def grade(
+    query: str, document: str, threshold: float = RELEVANCE_THRESHOLD
+) -> tuple[bool, float, float, list[str]]:
+    """(relevant, cosine, overlap, shared terms) for a query and a document."""
+    q, d = _embed([query, document[:2000]])
+    cosine = float(q @ d)
+    q_terms = content_terms(query)
+    shared = sorted(q_terms & content_terms(document))
+    overlap = len(shared) / len(q_terms) if q_terms else 0.0
+    relevant = cosine >= threshold or (
+        overlap >= OVERLAP_THRESHOLD and cosine >= threshold - OVERLAP_MARGIN
+    )
+    return relevant, cosine, overlap, shared
+
+
+def _grade_labels(instruction: str) -> tuple[str, str]:
+    m = _LABEL_CHOICE.search(instruction)
+    if not m:
+        return "yes", "no"
+    a, b = m.group(1), m.group(2)
+    negative = re.compile(r"^(?:no|not|non|ir|un)", re.I)
+    if negative.match(a) and not negative.match(b):
+        a, b = b, a
+    return a, b
+
+
+def grade_skill(request: Request) -> str:
+    query, document = _grading_inputs(request)
+    threshold = request.relevance_threshold
+    relevant, cosine, overlap, shared = grade(query, document, threshold)
+    yes, no = _grade_labels(request.system_text + "\n" + request.last_human)
+    terms = ", ".join(shared[:5]) or "none"
+    verdict = yes if relevant else no
+    return f"{verdict} - similarity {cosine:.2f} (threshold {threshold}), shared terms: {terms}."
+
+
+# --------------------------------------------------------------------------------------------
+# Skill: summarize to a word budget, folding in a previous summary.
+
+_BUDGET_RULES = [
+    (re.compile(r"\b(?:under|fewer than|less than|below|shorter than)\s+(\d+)\s+words", re.I), -1),
+    (re.compile(r"\b(\d+)\s+words?\s+or\s+(?:less|fewer)", re.I), 0),
+    (
+        re.compile(
+            r"\b(?:at most|no more than|max(?:imum)?(?: of)?|up to|within|not exceeding|in|to|with|using|about|around)\s+(\d+)\s+words",
+            re.I,
+        ),
+        0,
+    ),
+    (re.compile(r"\b(\d+)[- ]words?\b", re.I), 0),
+]
+_SENTENCE_BUDGET = re.compile(r"\b(one|a single|1|two|2|three|3)\s+sentences?\b", re.I)
+_PREVIOUS_SUMMARY = re.compile(
+    r"(?:this is (?:a |the )?summary of the conversation(?: so far| to date)?"
+    r"|(?:previous|existing|current|running|prior|earlier) summary(?: of [\w ]{1,30}?)?"
+    r"|summary of (?:the )?(?:earlier |previous )?conversation(?: so far| to date)?"
+    r"|summary so far)\s*:\s*(?P<summary>.*?)"
+    r"(?=\n\s*\n|\n?\s*(?:extend|update|new messages|new lines|now |produce|create|write|incorporate|taking)\b|$)",
+    re.I | re.S,
+)
+_IMPERATIVE = re.compile(
+    r"^(?:focus|keep|include|be|use only|mention|preserve|do not|don't|avoid|return|write|output|respond|make sure|ensure|only|please|answer|limit|capture|note|highlight)\b",
+    re.I,
+)
+_SPEAKER = re.compile(r"^\s*(?P<who>user|human|assistant|ai|system|tool)\s*:\s*(?P<text>.*)$", re.I)
+_LABEL_ONLY = re.compile(r"^\s*[\w ]{1,30}:\s*$")
+_SMALL_TALK = re.compile(
+    r"^(?:hi|hello|hey|thanks|thank you|you're welcome|sure|ok|okay|great|got it|no problem|cheers|bye|goodbye|nice to meet you|how can i help|happy to help|of course|absolutely|sounds good|will do|understood|noted|good idea|exactly|right|glad|you bet)\b",
+    re.I,
+)
+_FILLER = re.compile(
+    r"\b(?:a|an|the|really|very|just|actually|basically|quite|pretty|definitely|um|uh|please|kind of|sort of|i think|currently)\s+",
+    re.I,
+)
+
+
+@dataclass
+class _Summary:
+    budget: int
+    previous: str
+    units: list[tuple[str, str]]  # (speaker, sentence)
+
+
+def _budget(instruction: str, kwargs: dict) -> int | None:
+    budget = None
+    for pattern, delta in _BUDGET_RULES:
+        m = pattern.search(instruction)
+        if m:
+            budget = int(m.group(1)) + delta
+            break
+    if budget is None:
+        m = _SENTENCE_BUDGET.search(instruction)
+        if m:
+            n = {"one": 1, "a single": 1, "two": 2, "three": 3}.get(m.group(1).lower()) or int(
+                m.group(1)
+            )
+            budget = 25 * n
+    max_tokens = kwargs.get("max_tokens") or kwargs.get("max_completion_tokens")
+    if max_tokens:
+        by_tokens = max(1, int(int(max_tokens) * WORDS_PER_TOKEN))
+        budget = min(budget, by_tokens) if budget else by_tokens
+    if budget is not None and budget < 1:
+        raise ValueError(f"word budget must be at least 1, got {budget!r}")
+    return budget
+
+
+def _summary_instruction(request: Request) -> tuple[int, str] | None:
+    """(index of the message holding the summarize instruction, its text), or None."""
+    i = request.last_human_index
+    if i >= 0 and SUMMARIZE_PATTERN.search(request.last_human):
+        return i, request.last_human
+    for j, m in enumerate(request.messages):
+        if m.type == "system" and SUMMARIZE_PATTERN.search(_text(m)):
+            return j, _text(m)
+    return None
+
+
+def _parse_summary_request(request: Request) -> _Summary:
+    index, text = _summary_instruction(request)
+    previous = ""
+    m = _PREVIOUS_SUMMARY.search(text)
+    if m:
+        previous = m.group("summary").strip()
+        text = text[: m.start()] + "\n" + text[m.end() :]
+    instruction_parts, payload = [], []
+    for line in text.splitlines():
+        if _LABEL_ONLY.match(line):
+            continue
+        speaker = _SPEAKER.match(line)
+        if speaker:
+            payload.append((speaker.group("who").lower(), speaker.group("text")))
+            continue
+        for sentence in split_sentences(line):
+            if _IMPERATIVE.match(sentence):
+                instruction_parts.append(sentence)
+            elif SUMMARIZE_PATTERN.search(sentence) or re.search(
+                r"\b\d+\s+words\b", sentence, re.I
+            ):
+                head, colon, tail = sentence.partition(":")
+                instruction_parts.append(head if colon else sentence)
+                if colon and tail.strip():
+                    payload.append(("text", tail.strip()))
+            else:
+                payload.append(("text", sentence))
+    source = request.messages if not payload else []
+    units = list(payload)
+    for j, msg in enumerate(source):
+        if j == index or msg.type == "system":
+            if msg.type == "system" and j != index and not previous:
+                sm = _PREVIOUS_SUMMARY.search(_text(msg))
+                if sm:
+                    previous = sm.group("summary").strip()
+            continue
+        who = {"human": "user", "ai": "assistant"}.get(msg.type, msg.type)
+        units.extend((who, s) for s in split_sentences(_text(msg)))
+    if (
+        index != request.last_human_index
+        and index >= 0
+        and request.messages[index].type == "system"
+    ):
+        pass  # instruction in the system prompt: the human messages are the material
+    budget = _budget(" ".join(instruction_parts) or text, request.kwargs)
+    if budget is None:
+        total = sum(_words(s) for _, s in units) + _words(previous)
+        low, high = DEFAULT_SUMMARY_WORDS
+        budget = max(low, min(high, total // 3))
+    return _Summary(budget, previous, units)
+
+
+def _rewrite(speaker: str, sentence: str) -> str:
+    if speaker in ("user", "human"):
+        return to_third_person(sentence)
+    if speaker in ("assistant", "ai"):
+        s = re.sub(r"\byour\b", "User's", sentence, flags=re.I)
+        s = re.sub(r"\byou(?:'re| are)\b", "User is", s, flags=re.I)
+        return re.sub(r"\byou\b", "User", s, flags=re.I)
+    return sentence
+
+
+def _telegraphic(sentence: str) -> str:
+    return re.sub(r"\s+", " ", _FILLER.sub("", sentence + " ")).strip()
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text[-1:] in ".!?" else text + "."
+
+
+def summarize(request: Request) -> str:
+    """An extractive summary within the word budget; a previous summary is folded in first."""
+    spec = _parse_summary_request(request)
+    candidates: list[tuple[float, int, str]] = []  # (priority, position, text)
+    for pos, sentence in enumerate(split_sentences(spec.previous)):
+        candidates.append((1000.0 - pos, pos, sentence))
+    new: list[tuple[int, str, str]] = []
+    for pos, (speaker, sentence) in enumerate(spec.units):
+        if (
+            speaker == "system"
+            or sentence.rstrip().endswith("?")
+            and speaker in ("assistant", "ai")
+        ):
+            continue
+        if _SMALL_TALK.match(sentence) and not entities(sentence) and _words(sentence) <= 8:
+            continue
+        new.append((pos, speaker, _rewrite(speaker, sentence)))
+    if new:
+        vectors = _embed([s for _, _, s in new])
+        centre = vectors.mean(axis=0)
+        centre /= np.linalg.norm(centre) or 1.0
+        centrality = vectors @ centre
+        for (pos, speaker, sentence), c in zip(new, centrality, strict=True):
+            score = (
+                len(entities(sentence))
+                + 2 * len(_facts(sentence, False))
+                + (1.0 if speaker in ("user", "human", "text") else 0.0)
+                + 2 * float(c)
+            )
+            candidates.append((score, 10_000 + pos, sentence))
+    remaining = spec.budget
+    chosen: list[tuple[int, str]] = []
+    covered: set[str] = set()
+    for _, pos, sentence in sorted(candidates, key=lambda c: (-c[0], c[1])):
+        terms = content_terms(sentence)
+        if terms and terms <= covered:
+            continue
+        for form in (_sentence(sentence), _sentence(_telegraphic(sentence))):
+            if _words(form) <= remaining:
+                chosen.append((pos, form))
+                remaining -= _words(form)
+                covered |= terms
+                break
+    text = " ".join(s for _, s in sorted(chosen))
+    missing = [e for e in entities(spec.previous) if e not in text]
+    if missing:
+        extra = "Also: " + ", ".join(missing) + "."
+        if _words(extra) <= remaining:
+            text = f"{text} {extra}".strip()
+    if not text:
+        source = spec.previous or " ".join(s for _, s in spec.units)
+        if not source.strip():
+            return "There is nothing to summarize yet."
+        text = " ".join(_telegraphic(source).split()[: spec.budget])
+    return " ".join(text.split()[: spec.budget])
+
+
+# --------------------------------------------------------------------------------------------
+# Skill: answer from the context given (memories in the system prompt, history, tool results).
+
+_QUESTION = re.compile(
+    r"\?\s*$|^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|can|could|should|would|will|tell me|explain|describe|list)\b",
+    re.I,
+)
+_INSTRUCTION_SENTENCE = re.compile(
+    r"^(?:you are|you're|you have|use|answer|be|always|never|respond|reply|do not|don't|only|if|when|keep|act|your (?:job|task|role))\b",
+    re.I,
+)
+_GREETING = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[\s!,.]*$", re.I)
+_THANKS = re.compile(r"^\s*(?:thanks|thank you|cheers|great|perfect|awesome|ok|okay)\b[^?]*$", re.I)
+_SINGLE_VALUED = {"name", "employer", "role", "location", "age"}
+_QUESTION_FILLER = {"prefer", "like", "love", "enjoy", "favourite", "favorite", "use", "preferred"}
+
+
+def user_facts(messages: Sequence[BaseMessage]) -> list[Fact]:
+    """Facts about the user, oldest first: first-person statements in human messages, third-person
+    statements and key-value pairs in system prompts (loaded memories) and tool results."""
+    facts: list[Fact] = []
+    for m in messages:
+        if m.type == "human":
+            facts.extend(_facts(_text(m), True))
+        elif m.type in ("system", "tool"):
+            facts.extend(f for f in _facts(_text(m), False) if f.subject == "user")
+    return facts
+
+
+def _matching(facts: list[Fact], predicate: str) -> list[Fact]:
+    if predicate.startswith("favourite "):
+        topic = content_terms(predicate.removeprefix("favourite "))
+        return [
+            f
+            for f in facts
+            if f.predicate.startswith("favourite ")
+            and content_terms(f.predicate.removeprefix("favourite ")) & topic
+        ] or [f for f in facts if f.predicate == "preference"]
+    return [f for f in facts if f.predicate == predicate]
+
+
+def _say(fact: Fact) -> str:
+    if fact.predicate.startswith("favourite "):
+        return f"Your {fact.predicate.replace('favourite', 'favourite', 1)} is {fact.value}."
+    template = ANSWER_PHRASES.get(fact.predicate, "Your {p} is {v}.")
+    return template.format(p=fact.predicate, v=fact.value)
+
+
+def _answer_about_user(question: str, predicate: str, facts: list[Fact]) -> str:
+    if predicate == "all":
+        latest: dict[str, Fact] = {}
+        for f in facts:
+            latest[f.predicate if f.predicate in _SINGLE_VALUED else f"{f.predicate}:{f.value}"] = f
+        if not latest:
+            return "I don't know anything about you yet - you haven't told me."
+        return "Here is what I know about you: " + " ".join(_say(f) for f in latest.values())
+    found = _matching(facts, predicate)
+    if not found:
+        label = PREDICATE_LABELS.get(predicate, predicate.replace("favourite", "favourite"))
+        return f"I don't know your {label} yet - you haven't told me."
+    if predicate in _SINGLE_VALUED:
+        return _say(found[-1])  # the newer statement wins
+    distinct = list({f.value.lower(): f for f in found}.values())
+    topic = content_terms(question) - _QUESTION_FILLER
+    if len(distinct) > 1 and topic:
+        q = _embed([question])[0]
+        sims = _embed([f.source or f.as_text() for f in distinct]) @ q
+        return _say(distinct[int(np.argmax(sims))])
+    return " ".join(_say(f) for f in distinct[-3:])
+
+
+def context_sentences(messages: Sequence[BaseMessage], skip: int) -> list[str]:
+    """Candidate context sentences: the system prompt (minus instructions), recent tool results
+    and earlier turns, excluding message index `skip` (the question)."""
+    out: list[str] = []
+    start = max(0, len(messages) - MAX_CONTEXT_MESSAGES)
+    for i, m in enumerate(messages):
+        if i == skip or (i < start and m.type != "system"):
+            continue
+        for s in split_sentences(_text(m)):
+            if m.type == "system" and _INSTRUCTION_SENTENCE.match(s):
+                continue
+            if _words(s) < 3 or _QUESTION.search(s) and m.type != "tool":
+                continue
+            out.append(to_third_person(s) if m.type == "human" else s)
+    return list(dict.fromkeys(out))
+
+
+def _second_person(sentence: str) -> str:
+    s = re.sub(r"\b(?:the )?user's\b", "your", sentence, flags=re.I)
+    s = re.sub(r"\b(?:the )?user is\b", "you are", s, flags=re.I)
+    s = re.sub(r"\b(?:the )?user has\b", "you have", s, flags=re.I)
+    return re.sub(r"\b(?:the )?user (\w+?)s\b", r"you \1", s, flags=re.I)
+
+
+def answer_from_context(question: str, sentences: list[str]) -> str | None:
+    """The one or two context sentences that best answer `question`, or None when none fits."""
+    if not sentences:
+        return None
+    vectors = _embed([question, *sentences])
+    sims = vectors[1:] @ vectors[0]
+    q_terms = content_terms(question)
+    scored = []
+    for s, cos in zip(sentences, sims, strict=True):
+        overlap = len(q_terms & content_terms(s)) / len(q_terms) if q_terms else 0.0
+        ok = cos >= CONTEXT_THRESHOLD or (
+            overlap >= OVERLAP_THRESHOLD and cos >= CONTEXT_OVERLAP_MIN_COSINE
+        )
+        if ok:
+            scored.append((float(cos) + 0.3 * overlap, s))
+    if not scored:
+        return None
+    scored.sort(key=lambda x: -x[0])
+    best = [s for score, s in scored[:2] if score >= scored[0][0] - 0.1]
+    return " ".join(_sentence(_second_person(s)) for s in best)
+
+
+def answer(request: Request) -> str:
+    """Reply to the last human message from the context given; say so when it is not there."""
+    i = request.last_human_index
+    question = request.last_human.strip()
+    if not question:
+        return "I have no question to answer."
+    messages = request.messages
+    facts = user_facts(messages)
+    sentences = split_sentences(question)
+    asked = [s for s in sentences if _QUESTION.search(s)]
+    if asked:
+        replies = []
+        for q in asked:
+            about = ask_about(q)
+            if about:
+                replies.append(_answer_about_user(q, about[0], facts))
+                continue
+            found = answer_from_context(q, context_sentences(messages, skip=i))
+            replies.append(
+                f"From what I have in context: {found}"
+                if found
+                else "I don't have information about that in my context, and as an offline "
+                "rule-based model I can't answer it from general knowledge."
+            )
+        return " ".join(dict.fromkeys(replies))
+    own = list(_facts(question, True))
+    if own:
+        names = [f.value for f in own if f.predicate == "name"]
+        rest = [f for f in own if f.predicate != "name"]
+        parts = [f"Nice to meet you, {names[-1]}!"] if names else []
+        if rest:
+            parts.append("Noted: " + "; ".join(_second_person(f.as_text()) for f in rest) + ".")
+        return " ".join(parts)
+    if _GREETING.match(question):
+        return "Hello! How can I help?"
+    if _THANKS.match(question):
+        return "You're welcome."
+    return "Noted."
+
+
+# --------------------------------------------------------------------------------------------
+
+SKILLS = {"grade": grade_skill, "summarize": summarize, "answer": answer}
+
+
+class OfflineChatModel(BaseChatModel):
+    """A deterministic, rule-based chat model (no network, no randomness). Introduced in
+    notebooks/01.
+
+    Dispatch: each call is classified as grade, summarize or answer (`classify`).
+
+    - grade: when the prompt mentions relevance / grading and holds a labelled query
+      ("question:", "query:", "user question:", <question>) and document ("document:", "doc:",
+      "passage:", "context:", <document>). Replies "yes - ..." or "no - ..." (or the two labels the
+      prompt asks for, e.g. 'relevant' / 'not_relevant') with the similarity and shared terms.
+      Relevant when MiniLM cosine >= relevance_threshold (default 0.35; unrelated text scores
+      about 0.0, paraphrases 0.5-0.8), or when at least half the query's content terms occur in
+      the document and cosine >= relevance_threshold - 0.15.
+    - summarize: when the last human message (or a system message) asks to summarize / condense /
+      create, extend or update a summary. Budget from "in at most N words", "under N words"
+      (N-1), "N words", "one/two sentences" (25 words each) or a bound max_tokens (x 0.75);
+      without one, a third of the source, clamped to 30-120 words. The material is the text after
+      the instruction (or "user:/assistant:" lines), else the earlier messages. A previous summary
+      ("This is summary of the conversation so far: ...", "Previous summary: ...") is kept first;
+      new sentences are ranked by entities, extracted facts and centrality, rewritten in the third
+      person ("I work at Acme" -> "User works at Acme"), shortened by dropping filler words when
+      needed, and packed greedily. Output never exceeds the budget; names from the previous
+      summary that did not fit as sentences are appended when room remains.
+    - answer: questions about the user ("what is my name?", "where do I work?", "what's my
+      favourite X?") are answered from facts found by the rules in memlib/extraction.py in human
+      messages (first person), and in system prompts and tool results (third person, key: value,
+      JSON); the newest statement wins. Missing facts give "I don't know your X yet - you haven't
+      told me." Other questions are answered with the one or two context sentences (system prompt
+      minus instructions, tool results, earlier turns) whose cosine with the question is >= 0.4
+      (or >= 0.25 with half the terms shared); otherwise it says it has no information.
+      Statements get an acknowledgement naming the facts it recognised.
+
+    Limits: no world knowledge, no reasoning, English only, extractive (never writes new facts);
+    what the rules miss it does not know. usage_metadata counts tokens with real tiktoken
+    (o200k_base, OpenAI's chat overhead).
+    """
+
+    model_name: str = "memlib-offline-rules"
+    relevance_threshold: float = RELEVANCE_THRESHOLD
+
+    @property
+    def _llm_type(self) -> str:
+        return "memlib-offline"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        if not messages:
+            raise ValueError("OfflineChatModel needs at least one message, got an empty list")
+        request = Request(list(messages), kwargs, self.relevance_threshold)
+        skill = classify(request)
+        message = AIMessage(content=SKILLS[skill](request))
+        if stop:
+            for s in stop:
+                message.content = message.content.split(s)[0]
+        message.usage_metadata = _usage(messages, message)
+        message.response_metadata = {"model_name": self.model_name, "skill": skill}
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _usage(messages: list[BaseMessage], reply: AIMessage) -> dict:
+    from memlib.tokens import count_text_tokens
+
+    counter = _token_counter()
+    input_tokens = counter(messages)
+    output_tokens = count_text_tokens(_text(reply))
+    for call in reply.tool_calls:
+        import json
+
+        output_tokens += count_text_tokens(call["name"] + json.dumps(call["args"]))
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "total_tokens": input_tokens + output_tokens,
+    }

@@ -1,0 +1,297 @@
+"""OfflineChatModel text skills: answer from context, summarize to a budget, grade relevance."""
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from memlib.extraction import entities, extract_facts, to_third_person
+from memlib.offline import OfflineChatModel, Request, classify
+from memlib.tokens import count_message_tokens, count_text_tokens
+
+MODEL = OfflineChatModel()
+
+
+def reply(*messages, **kwargs) -> str:
+    return MODEL.invoke(list(messages), **kwargs).content
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+# ---------------------------------------------------------------- answer from context
+
+
+def test_recalls_name_employer_and_role_from_history():
+    out = reply(
+        HumanMessage("Hi, I'm Priya and I work at Northwind as a site reliability engineer."),
+        AIMessage("Nice to meet you!"),
+        HumanMessage("What's my name? Where do I work? What is my job?"),
+    )
+    assert "Priya" in out and "Northwind" in out and "site reliability engineer" in out
+
+
+def test_absent_information_says_dont_know():
+    out = reply(HumanMessage("I like hiking."), HumanMessage("What is my name?"))
+    assert "don't know your name" in out
+    assert "hiking" not in out
+
+
+def test_newer_statement_wins():
+    out = reply(
+        HumanMessage("I live in Lisbon."),
+        AIMessage("Noted."),
+        HumanMessage("Actually I moved to Oslo last month."),
+        HumanMessage("Where do I live?"),
+    )
+    assert "Oslo" in out and "Lisbon" not in out
+
+
+def test_recalls_from_system_prompt_memory_section():
+    system = SystemMessage(
+        "You are a helpful assistant.\n## User profile\n{'name': 'Kenji', 'location': 'Osaka'}\n"
+        "## Memories\n- User prefers concise answers\n- User's favourite language is Elixir"
+    )
+    assert "Kenji" in reply(system, HumanMessage("Do you know my name?"))
+    assert "Osaka" in reply(system, HumanMessage("where am I based?"))
+    assert "Elixir" in reply(system, HumanMessage("What's my favourite language?"))
+    assert "don't know your employer" in reply(system, HumanMessage("Where do I work?"))
+
+
+def test_answers_from_tool_result():
+    out = reply(
+        HumanMessage("what is my name?"),
+        AIMessage(
+            "", tool_calls=[{"name": "search_memory", "args": {"query": "name"}, "id": "c1"}]
+        ),
+        ToolMessage('[{"value": {"content": "User\'s name is Farah"}}]', tool_call_id="c1"),
+    )
+    assert "Farah" in out
+
+
+def test_general_question_uses_context_snippet():
+    system = SystemMessage(
+        "Context:\nA checkpointer saves the graph state after every step, keyed by thread_id.\n"
+        "Bananas are rich in potassium."
+    )
+    out = reply(system, HumanMessage("How does LangGraph save graph state?"))
+    assert "thread_id" in out and "Bananas" not in out
+
+
+def test_general_question_without_context_is_honest():
+    out = reply(HumanMessage("What is the tallest mountain on Mars?"))
+    assert "don't have information" in out
+
+
+def test_statement_is_acknowledged_with_recognised_facts():
+    out = reply(HumanMessage("Hello, I'm Tomasz. I work at Contoso."))
+    assert "Tomasz" in out and "Contoso" in out
+
+
+def test_deterministic():
+    msgs = [HumanMessage("I'm Ana, I work at Umbrella."), HumanMessage("Summarize this chat.")]
+    assert reply(*msgs) == reply(*msgs)
+
+
+def test_empty_input_is_rejected():
+    with pytest.raises(ValueError, match="at least one message"):
+        MODEL.invoke([])
+
+
+# ---------------------------------------------------------------- summarize
+
+CONVERSATION = [
+    HumanMessage("Hi! I'm Dana, a backend developer at Globex in Toronto."),
+    AIMessage("Nice to meet you, Dana! How can I help?"),
+    HumanMessage("We are migrating the billing service from PostgreSQL 12 to PostgreSQL 16."),
+    AIMessage("Test pg_upgrade on a staging copy first and check extensions like pgvector."),
+    HumanMessage("I prefer blue-green deployments. Our deadline is March 15."),
+    AIMessage("Blue-green fits well; keep the old cluster read-only for a day."),
+]
+
+
+@pytest.mark.parametrize(
+    "instruction, limit",
+    [
+        ("Summarize the conversation above in at most 40 words.", 40),
+        ("Summarize the conversation above in under 20 words.", 19),
+        ("Give me a 12-word summary of the conversation.", 12),
+        ("Condense our chat into no more than 25 words.", 25),
+    ],
+)
+def test_summary_respects_budget_and_keeps_entities(instruction, limit):
+    out = reply(*CONVERSATION, HumanMessage(instruction))
+    assert (
+        MODEL.invoke(CONVERSATION + [HumanMessage(instruction)]).response_metadata["skill"]
+        == "summarize"
+    )
+    assert 0 < words(out) <= limit
+    assert "Dana" in out or "Globex" in out
+
+
+def test_langmem_initial_prompt_and_default_budget():
+    out = reply(*CONVERSATION, HumanMessage("Create a summary of the conversation above:"))
+    assert 10 <= words(out) <= 30  # default: a third of the source, at least 30 words
+    for name in ("Dana", "Globex", "PostgreSQL"):
+        assert name in out
+
+
+def test_previous_summary_names_survive_folding():
+    extend = HumanMessage(
+        "This is summary of the conversation so far: Ravi from Initech asked about Kafka "
+        "retention for the Ledger topic.\n\nExtend this summary by taking into account the new "
+        "messages above:"
+    )
+    out = reply(*CONVERSATION, extend)
+    for name in ("Ravi", "Initech", "Kafka", "Ledger"):
+        assert name in out
+    assert "Dana" in out
+
+
+def test_seed_style_previous_summary_and_new_messages():
+    prompt = (
+        "Previous summary:\nBob from Hooli asked about Redis 7 eviction.\n\nNew messages:\n"
+        "user: I also need help with Kafka consumer lag.\nassistant: Check max.poll.records.\n\n"
+        "Produce an updated summary of the full conversation so far. Focus on key facts, "
+        "decisions, and open questions."
+    )
+    out = reply(HumanMessage(prompt))
+    assert "Bob" in out and "Hooli" in out and "Kafka" in out
+    assert "Focus on" not in out  # the instruction is not material
+
+
+def test_system_instruction_summarizes_human_text():
+    out = reply(
+        SystemMessage("Summarize the user's text in under 15 words."),
+        HumanMessage(
+            "The Orion team at Vandelay shipped version 2.3 of the parser on Friday. It fixes "
+            "the Unicode bug reported by Marta and speeds up parsing of large files by 40%."
+        ),
+    )
+    assert words(out) < 15
+    assert "Orion" in out or "Vandelay" in out
+
+
+def test_bound_max_tokens_caps_summary():
+    out = MODEL.bind(max_tokens=16).invoke(CONVERSATION + [HumanMessage("Summarize the above.")])
+    assert words(out.content) <= 12
+
+
+def test_langmem_summarize_messages_runs_on_the_offline_model():
+    from langmem.short_term import summarize_messages
+
+    from memlib.tokens import TokenCounter
+
+    history = []
+    for i in range(8):
+        history += [
+            HumanMessage(f"Note {i}: the Zephyr project uses Kafka topic t{i}.", id=f"h{i}"),
+            AIMessage("Ok.", id=f"a{i}"),
+        ]
+    result = summarize_messages(
+        history + [HumanMessage("What topic does note 7 use?", id="q")],
+        running_summary=None,
+        model=MODEL,
+        max_tokens=120,
+        max_summary_tokens=60,
+        token_counter=TokenCounter(),
+    )
+    assert result.running_summary is not None
+    assert "Zephyr" in result.running_summary.summary
+
+
+ENTITY_SENTENCES = [
+    "Alice from Acme Corp deployed Redis 7 on Monday.",
+    "The Falcon team moved 12 services to Kubernetes.",
+    "Bob said the Q3 budget is 40000 euros.",
+    "We discussed the Nimbus API and its rate limits.",
+    "Carmen prefers PostgreSQL over MySQL for the Atlas project.",
+    "The meeting ended with no decision on caching.",
+]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.sampled_from(ENTITY_SENTENCES), min_size=1, max_size=6),
+    st.integers(min_value=3, max_value=60),
+)
+def test_summary_never_exceeds_budget(sentences, budget):
+    text = " ".join(sentences)
+    out = reply(HumanMessage(f"Summarize the following in at most {budget} words:\n\n{text}"))
+    assert 0 < words(out) <= budget
+
+
+# ---------------------------------------------------------------- grade
+
+
+def test_relevant_document_grades_yes_irrelevant_no():
+    def grade(doc):
+        return reply(
+            HumanMessage(
+                "Here is the retrieved document:\n\n" + doc + "\n\nHere is the user question: "
+                "how do checkpointers persist conversation state?\nGive a binary score 'yes' or "
+                "'no' to indicate whether the document is relevant to the question."
+            )
+        )
+
+    assert grade(
+        "A checkpointer saves the graph state at every step, keyed by thread id."
+    ).startswith("yes")
+    assert grade("Bananas are rich in potassium and grow in warm climates.").startswith("no")
+
+
+def test_grader_uses_the_labels_the_prompt_asks_for():
+    system = SystemMessage("Reply 'relevant' or 'not_relevant'.")
+    yes = reply(
+        system,
+        HumanMessage(
+            "Query: vector search index\nDoc: FAISS builds a vector index for similarity search."
+        ),
+    )
+    no = reply(system, HumanMessage("Query: vector search index\nDoc: The bakery opens at 7am."))
+    assert yes.startswith("relevant") and no.startswith("not_relevant")
+
+
+def test_threshold_is_a_setting():
+    msg = HumanMessage(
+        "Is the document relevant?\nQuestion: weather in Paris\nDocument: Paris is the capital of France."
+    )
+    assert reply(msg).startswith("yes")
+    assert OfflineChatModel(relevance_threshold=0.9).invoke([msg]).content.startswith("no")
+
+
+def test_grading_needs_a_document_otherwise_it_answers():
+    assert classify(Request([HumanMessage("Is this relevant to my question?")])) == "answer"
+
+
+# ---------------------------------------------------------------- usage and rules
+
+
+def test_usage_metadata_uses_real_token_counts():
+    msgs = [SystemMessage("You are terse."), HumanMessage("What is my name?")]
+    out = MODEL.invoke(msgs)
+    usage = out.usage_metadata
+    assert usage["input_tokens"] == count_message_tokens(msgs)
+    assert usage["output_tokens"] == count_text_tokens(out.content)
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
+
+
+def test_fact_rules_and_third_person_rewrite():
+    facts = {
+        (f.predicate, f.value)
+        for f in extract_facts("I'm a nurse at St Mary's Hospital and I live in Leeds.")
+    }
+    assert facts == {("role", "nurse"), ("employer", "St Mary's Hospital"), ("location", "Leeds")}
+    assert (
+        to_third_person("I really like Go and I have two cats.")
+        == "User really likes Go and User has two cats."
+    )
+    assert entities("Sounds good. We asked Bob about gpt-4o and FAISS.") == [
+        "Bob",
+        "gpt-4o",
+        "FAISS",
+    ]
+    assert re.search("Sounds", " ".join(entities("Sounds good."))) is None
