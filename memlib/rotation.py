@@ -19,8 +19,10 @@ shrinks the current state; earlier checkpoints in the checkpointer still hold th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -40,6 +42,7 @@ from typing_extensions import TypedDict
 
 from memlib.tokens import TokenCounter
 
+CONVERSATIONS = Path(__file__).resolve().parent.parent / "data" / "conversations"
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 SUMMARY_HEADING = "Summary of the earlier conversation:"
 DEFAULT_SUMMARY_WORDS = 120
@@ -156,9 +159,9 @@ def summary_request(
         f"{words} words. Fold in the previous summary, keep every name, number, date and topic, "
         "and drop small talk."
     )
+    previous = f"Previous summary:\n{previous_summary}\n\n" if previous_summary else ""
     body = (
-        f"Previous summary:\n{previous_summary or '(none)'}\n\n"
-        f"New messages:\n{format_transcript(messages)}\n\n"
+        f"{previous}New messages:\n{format_transcript(messages)}\n\n"
         f"Write the updated summary in at most {words} words."
     )
     return [SystemMessage(instruction), HumanMessage(body)]
@@ -319,8 +322,8 @@ def run_turns(
 
     Each row is measured after the whole turn, i.e. after any compress step: messages in state
     (plus the lengths of `extra_message_keys`), prompt tokens of the chat call(s) this turn, the
-    number of messages the chat model was shown, cumulative summarization calls, whether the
-    last chat prompt contained every fact, and the reply text.
+    number of messages the chat model was shown, cumulative summarization calls and their prompt
+    tokens, whether the last chat prompt contained every fact, and the reply text.
     """
     recorder = PromptRecorder()
     config = {"configurable": {"thread_id": thread_id}, "callbacks": [recorder]}
@@ -332,6 +335,7 @@ def run_turns(
         chat_calls = [c for c in new_calls if c.node == chat_node_name]
         if not chat_calls:
             raise ValueError(f"turn {turn}: no chat-model call from node {chat_node_name!r}")
+        summary_calls = recorder.by_node(summary_node_name) if summary_node_name else []
         values = graph.get_state(config).values
         stored = len(values.get("messages", []))
         extra = sum(len(values.get(k) or []) for k in extra_message_keys)
@@ -342,11 +346,84 @@ def run_turns(
                 "stored_messages": stored + extra,
                 "prompt_messages": len(chat_calls[-1].prompt),
                 "prompt_tokens": sum(c.prompt_tokens for c in chat_calls),
-                "summary_calls": len(recorder.by_node(summary_node_name))
-                if summary_node_name
-                else 0,
+                "summary_calls": len(summary_calls),
+                "summary_tokens": sum(c.prompt_tokens for c in summary_calls),
                 "facts_in_prompt": mentions_all(chat_calls[-1].text, facts) if facts else None,
                 "reply": _reply_text(values["messages"][-1]) if values.get("messages") else "",
             }
         )
     return rows
+
+
+def load_user_turns(name: str = "rotation_pipeline_50_turns") -> list[dict]:
+    """Scripted user turns from data/conversations/<name>.jsonl: [{turn, user, facts}, ...]."""
+    path = CONVERSATIONS / f"{name}.jsonl"
+    if not path.is_file():
+        raise ValueError(f"no conversation script {name!r} at {path}")
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for i, row in enumerate(rows, start=1):
+        if row.get("turn") != i or not isinstance(row.get("user"), str):
+            raise ValueError(f"{path.name} line {i}: expected turn {i} with a 'user' string: {row}")
+    return rows
+
+
+def plot_strategies(results: dict[str, list[dict]], path: str | Path | None = None):
+    """Two panels per turn: messages kept in state and chat prompt tokens; saved to `path`."""
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
+    for name, rows in results.items():
+        turns = [r["turn"] for r in rows]
+        left.plot(turns, [r["stored_messages"] for r in rows], label=name)
+        right.plot(turns, [r["prompt_tokens"] for r in rows], label=name)
+    left.set(title="messages kept in state (after each turn)", xlabel="turn", ylabel="messages")
+    right.set(title="prompt tokens of the chat call", xlabel="turn", ylabel="tokens")
+    left.legend()
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig
+
+
+def strategy_table(results: dict[str, list[dict]], facts: Sequence[str]) -> list[dict]:
+    """One row per strategy: state size, prompt tokens, summarization cost, fact reachability."""
+    table = []
+    for name, rows in results.items():
+        last = rows[-1]
+        table.append(
+            {
+                "strategy": name,
+                "messages_in_state": last["messages_in_state"],
+                "stored_messages": last["stored_messages"],
+                "max_stored_messages": max(r["stored_messages"] for r in rows),
+                "last_prompt_tokens": last["prompt_tokens"],
+                "max_prompt_tokens": max(r["prompt_tokens"] for r in rows),
+                "chat_prompt_tokens": sum(r["prompt_tokens"] for r in rows),
+                "summary_calls": last["summary_calls"],
+                "summary_prompt_tokens": last["summary_tokens"],
+                "turns_facts_in_prompt": sum(bool(r["facts_in_prompt"]) for r in rows),
+                "facts_in_last_prompt": bool(last["facts_in_prompt"]),
+                "last_reply_has_facts": mentions_all(last["reply"], facts),
+            }
+        )
+    return table
+
+
+def format_table(
+    rows: Sequence[dict], columns: Sequence[str] | None = None, width: int = 60
+) -> str:
+    """Rows of dicts as an aligned text table; long cells cut to `width` characters."""
+    if not rows:
+        return "(no rows)"
+    columns = list(columns or rows[0])
+
+    def cell(value) -> str:
+        text = str(value).replace("\n", " ")
+        return text if len(text) <= width else text[: width - 3] + "..."
+
+    cells = [[cell(r.get(c, "")) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
+    return "\n".join(line.rstrip() for line in lines)

@@ -60,8 +60,10 @@ class _TestOnlyFakeModel(BaseChatModel):
     def _reply(self, messages) -> AIMessage:
         if isinstance(messages[0], SystemMessage) and "running summary" in messages[0].text:
             body = messages[-1].text
-            previous = body.split("Previous summary:\n", 1)[1].split("\n\nNew messages:", 1)[0]
-            users = [ln for ln in body.splitlines() if ln.startswith("User: ")]
+            previous = body.split("Previous summary:\n", 1)[-1].split("\n\nNew messages:", 1)[0]
+            previous = previous if "Previous summary:" in body else "(none)"
+            new = body.split("New messages:\n", 1)[1]
+            users = [ln for ln in new.splitlines() if ln.startswith("User: ")]
             kept = [] if previous == "(none)" else [previous]
             return AIMessage(" | ".join(kept + users))
         last = messages[-1]
