@@ -1,0 +1,869 @@
+"""FaissStore against LangGraph's InMemoryStore: one behavioural suite run on both, plus the
+FAISS-only parts (bad input, persistence, HNSW tombstones, threads, LangGraph / LangMem use)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import threading
+import zlib
+from datetime import datetime
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langgraph.store.base import GetOp, PutOp, SearchOp
+from langgraph.store.memory import InMemoryStore
+
+from memlib.faiss_store import FaissStore
+
+DIMS = 16
+KINDS = ["inmemory", "flat", "hnsw"]
+
+
+def toy_embed(texts):
+    """Deterministic bag-of-words embedding: a fixed Gaussian vector per word, summed."""
+    out = []
+    for text in texts:
+        v = np.zeros(DIMS)
+        v[0] = 0.25  # never the zero vector
+        for word in text.lower().split():
+            v += np.random.default_rng(zlib.crc32(word.encode())).standard_normal(DIMS)
+        out.append(v.tolist())
+    return out
+
+
+def make(kind, fields=("text",), embed=toy_embed, dims=DIMS, **kw):
+    index = {"dims": dims, "embed": embed, "fields": list(fields)} if fields is not None else None
+    if kind == "inmemory":
+        return InMemoryStore(index=index)
+    return FaissStore(index=index, index_type=kind, **kw)
+
+
+def consistent(store: FaissStore) -> None:
+    """The FAISS index and the item table describe the same vectors."""
+    live = {vid for ids in store._vec_ids.values() for vid in ids.values()}
+    assert live == set(store._owner)
+    if store._index is not None:
+        assert store._index.ntotal == len(live) + len(store._tombstones)
+    items = {(ns, k) for ns, d in store._data.items() for k in d}
+    assert set(store._vec_ids) <= items
+    assert store._n_unindexed == len(items - set(store._vec_ids))
+
+
+def summary(results):
+    return [(tuple(r.namespace), r.key, r.score) for r in results]
+
+
+def assert_same(a, b, limit=None):
+    """Same keys in the same order, scores within 1e-4; near-tied scores may swap places."""
+    assert len(a) == len(b), (summary(a), summary(b))
+    for x, y in zip(a, b, strict=True):
+        if x.score is None or y.score is None:
+            assert x.score is None and y.score is None, (summary(a), summary(b))
+        else:
+            assert math.isclose(x.score, y.score, abs_tol=1e-4), (summary(a), summary(b))
+    groups, i = [], 0
+    while i < len(a):  # runs of (near-)equal scores
+        j = i + 1
+        while (
+            j < len(a)
+            and a[i].score is not None
+            and a[j].score is not None
+            and abs(a[j].score - a[i].score) < 1e-5
+        ):
+            j += 1
+        groups.append((i, j))
+        i = j
+    for n, (i, j) in enumerate(groups):
+        last_truncated = limit is not None and len(a) == limit and n == len(groups) - 1
+        if j - i > 1 and last_truncated:
+            continue  # a tie at the cut may keep either item
+        ka = sorted((tuple(r.namespace), r.key) for r in a[i:j])
+        kb = sorted((tuple(r.namespace), r.key) for r in b[i:j])
+        assert ka == kb, (summary(a), summary(b))
+
+
+def keys(results):
+    return [r.key for r in results]
+
+
+DOCS = [
+    (("docs", "a"), "d1", {"text": "cats purr and sleep all day", "n": 1, "tag": "pet"}),
+    (("docs", "a"), "d2", {"text": "dogs bark at the mailman", "n": 2, "tag": "pet"}),
+    (("docs", "b"), "d3", {"text": "python lists are mutable", "n": 3, "tag": "code"}),
+    (("docs", "b"), "d4", {"text": "tuples are immutable in python", "n": 4, "tag": "code"}),
+    (("docs",), "d5", {"text": "paris is the capital of france", "n": 5, "tag": "geo"}),
+    (("other",), "o1", {"text": "cats and dogs living together", "n": 6, "tag": "pet"}),
+    (("docsx",), "x1", {"text": "a namespace that merely starts with docs", "n": 7}),
+]
+
+
+def filled(kind, **kw):
+    store = make(kind, **kw)
+    for ns, key, value in DOCS:
+        store.put(ns, key, value)
+    return store
+
+
+# The behavioural suite, run on every kind of store
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_put_get_update_delete(kind):
+    store = make(kind)
+    store.put(("u", "1"), "k", {"text": "hello world", "nested": {"a": [1, 2]}})
+    item = store.get(("u", "1"), "k")
+    assert item.value == {"text": "hello world", "nested": {"a": [1, 2]}}
+    assert tuple(item.namespace) == ("u", "1") and item.key == "k"
+    assert isinstance(item.created_at, datetime)
+    store.put(("u", "1"), "k", {"text": "bye"})
+    assert store.get(("u", "1"), "k").value == {"text": "bye"}
+    store.delete(("u", "1"), "k")
+    assert store.get(("u", "1"), "k") is None
+    assert store.get(("u", "2"), "missing") is None
+    store.delete(("u", "3"), "never-existed")  # deleting nothing is fine
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_listing_order_limit_offset(kind):
+    store = filled(kind)
+    assert keys(store.search(("docs",))) == ["d1", "d2", "d3", "d4", "d5"]
+    assert keys(store.search(("docs",), limit=2, offset=1)) == ["d2", "d3"]
+    assert keys(store.search(("docs",), limit=10, offset=4)) == ["d5"]
+    assert keys(store.search(("docs",), limit=0)) == []
+    assert keys(store.search(())) == ["d1", "d2", "d3", "d4", "d5", "o1", "x1"]
+    # An update keeps the item's place; delete then put moves it to its namespace's end.
+    store.put(("docs", "a"), "d1", {"text": "cats purr loudly", "n": 1, "tag": "pet"})
+    assert keys(store.search(("docs", "a"))) == ["d1", "d2"]
+    store.delete(("docs", "a"), "d1")
+    store.put(("docs", "a"), "d1", {"text": "cats again", "n": 1, "tag": "pet"})
+    assert keys(store.search(("docs", "a"))) == ["d2", "d1"]
+    assert all(r.score is None for r in store.search(("docs",)))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_namespace_prefix_is_by_label(kind):
+    store = filled(kind)
+    assert keys(store.search(("docs", "b"))) == ["d3", "d4"]
+    assert "x1" not in keys(store.search(("docs",), query="namespace docs"))
+    assert keys(store.search(("docsx",), query="anything")) == ["x1"]
+    assert store.search(("nothing",), query="cats") == []
+    assert store.search(("docs", "a", "deeper")) == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(
+    "filt, expected",
+    [
+        ({"tag": "pet"}, ["d1", "d2"]),
+        ({"tag": {"$eq": "code"}}, ["d3", "d4"]),
+        ({"tag": {"$ne": "pet"}}, ["d3", "d4", "d5"]),
+        ({"n": {"$gt": 3}}, ["d4", "d5"]),
+        ({"n": {"$gte": 3}}, ["d3", "d4", "d5"]),
+        ({"n": {"$lt": 2}}, ["d1"]),
+        ({"n": {"$lte": 2}}, ["d1", "d2"]),
+        ({"n": {"$gt": 1, "$lt": 4}}, ["d2", "d3"]),
+        ({"tag": "pet", "n": 2}, ["d2"]),
+        ({"tag": "none"}, []),
+    ],
+)
+def test_filters(kind, filt, expected):
+    store = filled(kind)
+    assert keys(store.search(("docs",), filter=filt)) == expected
+    with_query = store.search(("docs",), query="pets and animals", filter=filt)
+    assert sorted(keys(with_query)) == sorted(expected)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_nested_and_list_filters(kind):
+    store = make(kind)
+    store.put(("n",), "a", {"text": "x", "meta": {"lang": "en", "v": 1}, "tags": ["a", "b"]})
+    store.put(("n",), "b", {"text": "y", "meta": {"lang": "fr", "v": 2}, "tags": ["a"]})
+    assert keys(store.search(("n",), filter={"meta": {"lang": "fr"}})) == ["b"]
+    assert keys(store.search(("n",), filter={"tags": ["a", "b"]})) == ["a"]
+    assert keys(store.search(("n",), filter={"meta": {"v": {"$gte": 1}}})) == ["a", "b"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_query_ranks_by_cosine(kind):
+    store = filled(kind)
+    res = store.search(("docs",), query="python mutable lists", limit=3)
+    assert res[0].key == "d3"
+    assert all(-1.0 - 1e-6 <= r.score <= 1.0 + 1e-6 for r in res)
+    assert [r.score for r in res] == sorted((r.score for r in res), reverse=True)
+    # Cosine of an item's own text with itself is 1.
+    top = store.search(("docs",), query="paris is the capital of france", limit=1)[0]
+    assert top.key == "d5" and top.score == pytest.approx(1.0, abs=1e-5)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_list_namespaces(kind):
+    store = make(kind)
+    for ns in [("a", "b", "c"), ("a", "b", "d"), ("a", "e"), ("f",), ("x", "b", "c")]:
+        store.put(ns, "k", {"text": "t"})
+    assert store.list_namespaces() == [
+        ("a", "b", "c"),
+        ("a", "b", "d"),
+        ("a", "e"),
+        ("f",),
+        ("x", "b", "c"),
+    ]
+    assert store.list_namespaces(prefix=("a",)) == [("a", "b", "c"), ("a", "b", "d"), ("a", "e")]
+    assert store.list_namespaces(suffix=("c",)) == [("a", "b", "c"), ("x", "b", "c")]
+    assert store.list_namespaces(prefix=("*", "b")) == [
+        ("a", "b", "c"),
+        ("a", "b", "d"),
+        ("x", "b", "c"),
+    ]
+    assert store.list_namespaces(max_depth=1) == [("a",), ("f",), ("x",)]
+    assert store.list_namespaces(prefix=("a",), max_depth=2) == [("a", "b"), ("a", "e")]
+    assert store.list_namespaces(limit=2, offset=1) == [("a", "b", "d"), ("a", "e")]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_async_forms(kind):
+    store = make(kind)
+
+    async def main():
+        await store.aput(("u",), "a", {"text": "green apples are sour"})
+        await store.aput(("u",), "b", {"text": "blue whales are huge"})
+        got = await store.aget(("u",), "a")
+        found = await store.asearch(("u",), query="big whales", limit=1)
+        await store.adelete(("u",), "a")
+        gone = await store.aget(("u",), "a")
+        return got, found, gone, await store.alist_namespaces()
+
+    got, found, gone, namespaces = asyncio.run(main())
+    assert got.value["text"] == "green apples are sour"
+    assert keys(found) == ["b"] and found[0].score is not None
+    assert gone is None and namespaces == [("u",)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_batch_reads_see_state_before_writes(kind):
+    store = make(kind)
+    store.put(("u",), "a", {"text": "old"})
+    out = store.batch(
+        [
+            PutOp(("u",), "a", {"text": "new"}),
+            GetOp(("u",), "a"),
+            SearchOp(("u",), None, 10, 0, "new"),
+            PutOp(("u",), "b", {"text": "first"}),
+            PutOp(("u",), "b", {"text": "second"}),
+        ]
+    )
+    assert out[1].value == {"text": "old"}
+    assert keys(out[2]) == ["a"]
+    assert store.get(("u",), "a").value == {"text": "new"}
+    assert store.get(("u",), "b").value == {"text": "second"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_store_without_index(kind):
+    store = make(kind, fields=None)
+    store.put(("u",), "a", {"text": "hello"})
+    store.put(("u",), "b", {"text": "world"})
+    res = store.search(("u",), query="world")  # no index: the query is ignored
+    assert keys(res) == ["a", "b"] and all(r.score is None for r in res)
+
+
+# Scores and order agree with InMemoryStore
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_query_results_agree_with_inmemory(kind):
+    ref, store = filled("inmemory"), filled(kind)
+    for query in ["cats and dogs", "python", "france capital", "nothing matches zzz"]:
+        for prefix in [(), ("docs",), ("docs", "a"), ("other",)]:
+            for limit, offset in [(10, 0), (2, 0), (2, 1), (1, 3), (3, 5)]:
+                a = ref.search(prefix, query=query, limit=limit, offset=offset)
+                b = store.search(prefix, query=query, limit=limit, offset=offset)
+                assert_same(a, b, limit)
+            filt = {"n": {"$gte": 2}}
+            assert_same(
+                ref.search(prefix, query=query, filter=filt),
+                store.search(prefix, query=query, filter=filt),
+            )
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_fields_paths_and_max_pooling_agree(kind):
+    fields = ["title", "meta.summary", "notes[*]"]
+    ref, store = make("inmemory", fields=fields), make(kind, fields=fields)
+    values = {
+        "a": {
+            "title": "gardening tips",
+            "meta": {"summary": "tomatoes need sun"},
+            "notes": ["water daily", "prune"],
+        },
+        "b": {
+            "title": "car repair",
+            "meta": {"summary": "change the oil"},
+            "notes": ["check tyres"],
+        },
+        "c": {"title": "cooking", "notes": []},
+        "d": {"other": "no indexed field at all"},
+    }
+    for s in (ref, store):
+        for k, v in values.items():
+            s.put(("p",), k, v)
+        s.put(("p",), "e", {"title": "whole document", "x": 1}, index=["$"])  # "$" as a path
+        s.put(("p",), "f", {"title": "car wash", "body": "soap and water"}, index=["body"])
+        s.put(("p",), "g", {"title": "water the garden"}, index=False)
+    for query in ["water", "oil change car", "tomatoes", "soap"]:
+        for limit in (2, 4, 10):
+            assert_same(
+                ref.search(("p",), query=query, limit=limit),
+                store.search(("p",), query=query, limit=limit),
+                limit,
+            )
+    res = store.search(("p",), query="water", limit=10)
+    # Unscored items (no indexed text, index=False) come last, in listing order.
+    unscored = [r.key for r in res if r.score is None]
+    assert unscored == ["d", "e", "g"]
+    assert res[-3:] == [r for r in res if r.score is None]
+    # Per-item override: "f" is found through its body, not its title.
+    assert store.search(("p",), query="soap and water", limit=1)[0].key == "f"
+    consistent(store)
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_real_minilm_agrees_with_inmemory(kind):
+    from memlib.embeddings import MiniLMEmbeddings
+
+    emb = MiniLMEmbeddings()
+    facts = [
+        "The user's favourite food is sushi.",
+        "The user has a golden retriever called Max.",
+        "The user works as a nurse on night shifts.",
+        "The user is learning to play the cello.",
+        "The user lives in Lisbon near the river.",
+        "The user is allergic to peanuts.",
+    ]
+    ref = make("inmemory", embed=emb, dims=384)
+    store = make(kind, embed=emb, dims=384)
+    for s in (ref, store):
+        for i, fact in enumerate(facts):
+            s.put(("user", "42"), f"f{i}", {"text": fact})
+    questions = {
+        "what pet does the user have": "f1",
+        "which instrument does the user play": "f3",
+        "where does the user live": "f4",
+        "food allergies": "f5",
+    }
+    for question, expected in questions.items():
+        a = ref.search(("user",), query=question, limit=3)
+        b = store.search(("user",), query=question, limit=3)
+        assert_same(a, b, 3)
+        assert b[0].key == expected, (question, summary(b))
+
+
+# Differential property: random operation sequences give the same answers
+
+NAMESPACES = [("a",), ("a", "x"), ("b",)]
+WORDS = ["red", "green", "blue", "cat", "dog", "fish", "tea", "coffee", "rain", "sun"]
+
+put_ops = st.tuples(
+    st.just("put"),
+    st.sampled_from(NAMESPACES),
+    st.sampled_from(["k0", "k1", "k2", "k3"]),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+    st.integers(0, 5),
+)
+delete_ops = st.tuples(
+    st.just("delete"), st.sampled_from(NAMESPACES), st.sampled_from(["k0", "k1", "k2", "k3"])
+)
+search_ops = st.tuples(
+    st.just("search"),
+    st.sampled_from([(), ("a",), ("a", "x"), ("b",)]),
+    st.one_of(st.none(), st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join)),
+    st.one_of(
+        st.none(),
+        st.integers(0, 5).map(lambda v: {"n": {"$gte": v}}),
+        st.integers(0, 5).map(lambda v: {"n": v}),
+    ),
+    st.integers(1, 6),
+    st.integers(0, 4),
+)
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(ops=st.lists(st.one_of(put_ops, delete_ops, search_ops), max_size=40))
+def test_random_sequences_agree_with_inmemory(kind, ops):
+    ref, store = make("inmemory"), make(kind, rebuild_fraction=0.3)
+    for s in (ref, store):  # fix the namespace order the same way in both
+        for ns in NAMESPACES:
+            s.put(ns, "_", {"text": "seed", "n": 0})
+            s.delete(ns, "_")
+    for op in ops:
+        if op[0] == "put":
+            _, ns, key, words, n = op
+            value = {"text": f"{key} {' '.join(ns)} {' '.join(words)}", "n": n}
+            ref.put(ns, key, value)
+            store.put(ns, key, value)
+        elif op[0] == "delete":
+            ref.delete(op[1], op[2])
+            store.delete(op[1], op[2])
+        else:
+            _, prefix, query, filt, limit, offset = op
+            a = ref.search(prefix, query=query, filter=filt, limit=limit, offset=offset)
+            b = store.search(prefix, query=query, filter=filt, limit=limit, offset=offset)
+            assert_same(a, b, limit)
+        consistent(store)
+    for ns in NAMESPACES:
+        for key in ["k0", "k1", "k2", "k3"]:
+            a, b = ref.get(ns, key), store.get(ns, key)
+            assert (a is None) == (b is None) and (a is None or a.value == b.value)
+    live = {tuple(r.namespace) for r in ref.search((), limit=100)}
+    assert store.list_namespaces() == sorted(live)
+
+
+# Deliberate differences from InMemoryStore
+
+
+def test_update_drops_stale_vectors_unlike_inmemory():
+    ref, store = make("inmemory"), make("flat")
+    for s in (ref, store):
+        s.put(("u",), "a", {"text": "volcano eruption lava"})
+        s.put(("u",), "a", {"text": "quiet library books"}, index=False)
+    # InMemoryStore still scores "a" with its old text's vector; FaissStore treats it as unindexed.
+    assert ref.search(("u",), query="volcano eruption lava")[0].score == pytest.approx(1.0)
+    assert store.search(("u",), query="volcano eruption lava")[0].score is None
+    consistent(store)
+
+
+def test_offset_pages_through_unscored_items():
+    store = make("flat")
+    store.put(("u",), "s", {"text": "scored"})
+    for k in ["n1", "n2", "n3"]:
+        store.put(("u",), k, {"other": k})
+    pages = [keys(store.search(("u",), query="scored", limit=2, offset=o)) for o in (0, 2)]
+    assert pages == [["s", "n1"], ["n2", "n3"]]
+
+
+def test_created_at_survives_update_and_namespaces_need_items():
+    store = make("flat")
+    store.put(("u",), "a", {"text": "one"})
+    first = store.get(("u",), "a")
+    store.put(("u",), "a", {"text": "two"})
+    second = store.get(("u",), "a")
+    assert second.created_at == first.created_at and second.updated_at >= first.updated_at
+    store.delete(("u",), "a")
+    assert store.list_namespaces() == []
+
+
+# Bad input: a clear error naming the value, and nothing half-written
+
+
+def snapshot(store):
+    return (
+        [(tuple(r.namespace), r.key, r.value) for r in store.search((), limit=1000)],
+        summary(store.search((), query="alpha beta", limit=1000)),
+        store._index.ntotal if store._index is not None else None,
+        store._next_id,
+    )
+
+
+def bad_dims(texts):
+    return [
+        v if "shortvec" not in t else v[:3] for v, t in zip(toy_embed(texts), texts, strict=True)
+    ]
+
+
+def nan_embed(texts):
+    return [
+        [math.nan] * DIMS if "nanvec" in t else v
+        for v, t in zip(toy_embed(texts), texts, strict=True)
+    ]
+
+
+def zero_embed(texts):
+    return [
+        [0.0] * DIMS if "zerovec" in t else v for v, t in zip(toy_embed(texts), texts, strict=True)
+    ]
+
+
+def count_embed(texts):
+    return toy_embed(texts)[:-1] if len(texts) > 1 else toy_embed(texts)
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@pytest.mark.parametrize(
+    "embed, text, exc, needle",
+    [
+        (bad_dims, "a shortvec text", ValueError, "'a shortvec text' has shape (3,)"),
+        (nan_embed, "nanvec here", ValueError, "'nanvec here' contains NaN"),
+        (zero_embed, "zerovec here", ValueError, "'zerovec here' is a zero vector"),
+        (count_embed, "anything", ValueError, "returned 2 vectors for 3 texts"),
+    ],
+)
+def test_bad_vectors_leave_store_unchanged(kind, embed, text, exc, needle):
+    store = make(kind, embed=embed)
+    store.put(("u",), "ok", {"text": "alpha beta"})
+    before = snapshot(store)
+    with pytest.raises(exc) as err:
+        store.batch(
+            [
+                PutOp(("u",), "new1", {"text": "fine text"}),
+                PutOp(("u",), "ok", {"text": "replacement"}),
+                PutOp(("u",), "new2", {"text": text}),
+            ]
+        )
+    assert needle in str(err.value)
+    assert snapshot(store) == before
+    consistent(store)
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_bad_query_vector_is_named(kind):
+    store = make(kind, embed=zero_embed)
+    store.put(("u",), "ok", {"text": "alpha"})
+    with pytest.raises(ValueError, match="query 'zerovec' is a zero vector"):
+        store.search(("u",), query="zerovec")
+
+
+class Opaque:
+    def __repr__(self):
+        return "Opaque()"
+
+
+@pytest.mark.parametrize(
+    "namespace, value, exc, needle",
+    [
+        (
+            ("u",),
+            {"text": "x", "when": datetime(2024, 1, 1)},
+            TypeError,
+            "['when'] is datetime.datetime(2024",
+        ),
+        (("u",), {"text": "x", "s": {1, 2}}, TypeError, "['s'] is {1, 2} of type set"),
+        (
+            ("u",),
+            {"text": "x", "deep": [{"o": Opaque()}]},
+            TypeError,
+            "['deep'][0]['o'] is Opaque()",
+        ),
+        (("u",), {"text": "x", "f": math.nan}, ValueError, "['f'] is nan"),
+        (("u",), {"text": "x", 3: "int key"}, TypeError, "has key 3 of type int"),
+        (("u",), ["not", "a", "dict"], TypeError, "must be a dict, got ['not', 'a', 'dict']"),
+        (("u", ""), {"text": "x"}, ValueError, "empty"),
+        ((), {"text": "x"}, ValueError, "empty"),
+        (("u", "a.b"), {"text": "x"}, ValueError, "'a.b'"),
+        (("langgraph",), {"text": "x"}, ValueError, "langgraph"),
+        (("u", 7), {"text": "x"}, ValueError, "'7'"),
+    ],
+)
+def test_bad_values_and_namespaces_raise_and_write_nothing(namespace, value, exc, needle):
+    store = make("flat")
+    store.put(("u",), "ok", {"text": "alpha beta"})
+    before = snapshot(store)
+    with pytest.raises(exc) as err:
+        store.batch([PutOp(("u",), "first", {"text": "fine"}), PutOp(namespace, "k", value)])
+    assert needle in str(err.value)
+    assert snapshot(store) == before
+    consistent(store)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, needle",
+    [
+        ({"filter": {"n": {"$regex": "x"}}}, ValueError, "'$regex'"),
+        ({"limit": -1}, ValueError, "limit must be an int >= 0, got -1"),
+        ({"offset": 1.5}, ValueError, "got 1.5"),
+        ({"filter": ["n", 1]}, TypeError, "filter must be a dict"),
+    ],
+)
+def test_bad_search_arguments(kwargs, exc, needle):
+    store = make("flat")
+    with pytest.raises(exc) as err:
+        store.search(("u",), **kwargs)
+    assert needle in str(err.value)
+
+
+def test_bad_config_and_ttl():
+    with pytest.raises(ValueError, match="dims"):
+        FaissStore(index={"dims": 0, "embed": toy_embed})
+    with pytest.raises(ValueError, match="embed"):
+        FaissStore(index={"dims": 4})
+    with pytest.raises(ValueError, match="'ivf'"):
+        FaissStore(index_type="ivf")
+    with pytest.raises(NotImplementedError, match="TTL"):
+        make("flat").put(("u",), "k", {"text": "x"}, ttl=5)
+
+
+def test_values_are_copied_in_and_out():
+    store = make("flat")
+    value = {"text": "x", "tags": ("a", "b"), "inner": {"n": 1}}
+    store.put(("u",), "k", value)
+    value["inner"]["n"] = 99
+    got = store.get(("u",), "k")
+    assert got.value == {
+        "text": "x",
+        "tags": ["a", "b"],
+        "inner": {"n": 1},
+    }  # tuples become lists, as JSON
+    got.value["inner"]["n"] = 42
+    assert store.get(("u",), "k").value["inner"]["n"] == 1
+
+
+# HNSW: tombstones and rebuild
+
+
+def test_hnsw_tombstones_are_skipped_and_rebuilt():
+    flat = make("flat")
+    hnsw = make("hnsw", rebuild_fraction=0.5)
+    rng = np.random.default_rng(0)
+    for i in range(300):
+        value = {"text": " ".join(rng.choice(WORDS, 3)) + f" item{i}"}
+        flat.put(("docs",), f"k{i}", value)
+        hnsw.put(("docs",), f"k{i}", value)
+    for i in range(0, 300, 3):  # delete a third, update a third
+        flat.delete(("docs",), f"k{i}")
+        hnsw.delete(("docs",), f"k{i}")
+        value = {"text": f"rewritten item number {i}"}
+        flat.put(("docs",), f"k{i + 1}", value)
+        hnsw.put(("docs",), f"k{i + 1}", value)
+    assert hnsw._tombstones, "200 stale vectors should not all have triggered a rebuild"
+    consistent(hnsw)
+    for query in ["red cat", "rewritten item number 30", "tea coffee sun"]:
+        assert_same(
+            flat.search((), query=query, limit=10), hnsw.search((), query=query, limit=10), 10
+        )
+        assert "k30" not in keys(hnsw.search((), query=query, limit=200))
+    stale = len(hnsw._tombstones)
+    assert hnsw.compact() == stale and not hnsw._tombstones
+    assert hnsw._index.ntotal == len(hnsw._owner) == 200
+    consistent(hnsw)
+    assert_same(
+        flat.search((), query="red cat", limit=10), hnsw.search((), query="red cat", limit=10), 10
+    )
+    for i in range(60):  # enough churn to pass rebuild_fraction triggers an automatic rebuild
+        hnsw.put(("docs",), f"k{i + 1}", {"text": f"again {i}"})
+    assert len(hnsw._tombstones) <= 0.5 * hnsw._index.ntotal
+    consistent(hnsw)
+
+
+def test_large_filtered_search_uses_selector_and_stays_exact():
+    store = make("hnsw", exact_threshold=10)
+    ref = make("flat", exact_threshold=10)
+    for i in range(200):
+        value = {"text": f"{WORDS[i % 10]} {WORDS[(i * 7) % 10]} n{i}", "n": i % 4}
+        store.put(("d", str(i % 2)), f"k{i}", value)
+        ref.put(("d", str(i % 2)), f"k{i}", value)
+    for prefix, filt in [(("d", "0"), None), (("d",), {"n": 1}), (("d", "1"), {"n": {"$gte": 2}})]:
+        a = ref.search(prefix, query="cat dog", filter=filt, limit=15)
+        b = store.search(prefix, query="cat dog", filter=filt, limit=15)
+        assert_same(a, b, 15)
+        assert all(r.value["n"] == 1 for r in b) if filt == {"n": 1} else True
+
+
+# Persistence
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_save_and_reload_is_identical(kind, tmp_path):
+    store = make(kind, path=tmp_path / "store")
+    rng = np.random.default_rng(1)
+    for i in range(120):
+        store.put(("docs", str(i % 3)), f"k{i}", {"text": " ".join(rng.choice(WORDS, 4)), "i": i})
+    store.put(("docs", "0"), "plain", {"note": "no text"})
+    for i in range(0, 120, 4):
+        store.delete(("docs", str(i % 3)), f"k{i}")
+    store.save()
+    again = FaissStore.load(
+        tmp_path / "store",
+        index={"dims": DIMS, "embed": toy_embed, "fields": ["text"]},
+        index_type=kind,
+    )
+    consistent(again)
+    assert len(again) == len(store)
+    assert again.list_namespaces() == store.list_namespaces()
+    for query in [None, "red cat", "tea", "blue fish rain"]:
+        for prefix in [(), ("docs", "1")]:
+            a = store.search(prefix, query=query, limit=20)
+            b = again.search(prefix, query=query, limit=20)
+            assert [(r.key, r.score, r.value, r.created_at) for r in a] == [
+                (r.key, r.score, r.value, r.created_at) for r in b
+            ]
+    # It carries on where it left off: new ids do not collide with saved ones.
+    again.put(("docs", "9"), "new", {"text": "red cat"})
+    assert again.search(("docs", "9"), query="red cat")[0].key == "new"
+    consistent(again)
+
+
+def test_crash_during_save_keeps_previous_save(tmp_path, monkeypatch):
+    import memlib.faiss_store as fs
+
+    store = make("flat", path=tmp_path)
+    store.put(("u",), "a", {"text": "first version"})
+    store.save()
+    store.put(("u",), "b", {"text": "second version"})
+    real = fs._fsync_write
+
+    def failing(path, data):
+        if path.name == "manifest.json":
+            raise OSError("disk full (simulated)")
+        real(path, data)
+
+    monkeypatch.setattr(fs, "_fsync_write", failing)
+    with pytest.raises(OSError):
+        store.save()
+    monkeypatch.setattr(fs, "_fsync_write", real)
+    reopened = FaissStore(
+        index={"dims": DIMS, "embed": toy_embed, "fields": ["text"]}, path=tmp_path
+    )
+    assert keys(reopened.search(("u",))) == ["a"]
+    store.save()  # a later save succeeds and removes the orphaned files
+    assert len(list(tmp_path.glob("items-*.json"))) == 1
+    assert len(list(tmp_path.glob("index-*.faiss"))) == 1
+
+
+def test_load_rejects_mismatched_config(tmp_path):
+    store = make("flat", path=tmp_path)
+    store.put(("u",), "a", {"text": "x"})
+    store.save()
+    with pytest.raises(ValueError, match="dims=16"):
+        FaissStore(index={"dims": 8, "embed": toy_embed, "fields": ["text"]}, path=tmp_path)
+    with pytest.raises(ValueError, match="index_type='flat'"):
+        FaissStore(
+            index={"dims": DIMS, "embed": toy_embed, "fields": ["text"]},
+            index_type="hnsw",
+            path=tmp_path,
+        )
+    with pytest.raises(ValueError, match="pass index="):
+        FaissStore(path=tmp_path)
+    with pytest.raises(FileNotFoundError, match="manifest.json"):
+        FaissStore.load(tmp_path / "nowhere")
+
+
+def test_autosave(tmp_path):
+    index = {"dims": DIMS, "embed": toy_embed, "fields": ["text"]}
+    store = FaissStore(index=index, path=tmp_path, autosave=True)
+    store.put(("u",), "a", {"text": "kept across restarts"})
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["format"] == 1 and manifest["config"]["dims"] == DIMS
+    reopened = FaissStore(index=index, path=tmp_path)
+    assert reopened.search(("u",), query="restarts")[0].key == "a"
+
+
+# Threads
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_concurrent_writers_and_readers(kind):
+    store = make(kind)
+    errors = []
+
+    def writer(w):
+        try:
+            for i in range(40):
+                store.put(("t", str(w)), f"k{i}", {"text": f"{WORDS[i % 10]} worker{w} item{i}"})
+                if i % 5 == 0:
+                    store.delete(("t", str(w)), f"k{i - 5}")
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    def reader():
+        try:
+            for _ in range(40):
+                for r in store.search(("t",), query="cat dog", limit=5):
+                    assert r.score is not None
+        except Exception as exc:  # pragma: no cover
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
+    threads += [threading.Thread(target=reader) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(store) == 4 * (40 - 7)
+    consistent(store)
+
+
+# Drop-in use: LangGraph graphs and LangMem tools
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_graph_compile_with_store(kind):
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.store.base import BaseStore
+
+    class State(TypedDict):
+        text: str
+        hits: list
+
+    def remember(state: State, *, store: BaseStore):
+        store.put(("notes",), "n1", {"text": state["text"]})
+        return {}
+
+    def recall(state: State, *, store: BaseStore):
+        return {"hits": [(r.key, r.score) for r in store.search(("notes",), query=state["text"])]}
+
+    store = make(kind)
+    builder = StateGraph(State)
+    builder.add_node("remember", remember)
+    builder.add_node("recall", recall)
+    builder.add_edge(START, "remember")
+    builder.add_edge("remember", "recall")
+    builder.add_edge("recall", END)
+    out = builder.compile(store=store).invoke({"text": "blue fish", "hits": []})
+    assert out["hits"][0][0] == "n1" and out["hits"][0][1] == pytest.approx(1.0, abs=1e-5)
+
+
+def run_langmem_tools(store):
+    from typing import TypedDict
+
+    from langgraph.graph import START, StateGraph
+    from langmem import create_manage_memory_tool, create_search_memory_tool
+
+    manage = create_manage_memory_tool(namespace=("memories", "{user_id}"))
+    search = create_search_memory_tool(namespace=("memories", "{user_id}"))
+
+    class State(TypedDict):
+        log: list
+
+    def node(state: State):
+        log = [
+            manage.invoke({"content": c, "action": "create"})
+            for c in ("likes green tea", "owns a red cat", "hates rain")
+        ]
+        found = json.loads(search.invoke({"query": "cat", "limit": 2}))
+        to_update = next(m["key"] for m in found if "cat" in m["value"]["content"])
+        log.append(
+            manage.invoke({"content": "owns a blue fish", "action": "update", "id": to_update})
+        )
+        to_delete = json.loads(search.invoke({"query": "rain"}))[0]["key"]
+        log.append(manage.invoke({"action": "delete", "id": to_delete}))
+        final = json.loads(search.invoke({"query": "fish pet", "limit": 5}))
+        filtered = json.loads(
+            search.invoke({"query": "tea", "filter": {"content": "likes green tea"}})
+        )
+        return {"log": [log, final, filtered]}
+
+    graph = StateGraph(State).add_node("node", node).add_edge(START, "node").compile(store=store)
+    log, final, filtered = graph.invoke({"log": []}, {"configurable": {"user_id": "u7"}})["log"]
+    return log, final, filtered
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_langmem_memory_tools_agree_with_inmemory(kind):
+    fields = ["content"]
+    ref_log, ref_final, ref_filtered = run_langmem_tools(make("inmemory", fields=fields))
+    log, final, filtered = run_langmem_tools(make(kind, fields=fields))
+    assert [entry.split()[0] for entry in log] == [entry.split()[0] for entry in ref_log]
+    assert [m["value"] for m in final] == [m["value"] for m in ref_final]
+    assert [m["value"]["content"] for m in final] == ["owns a blue fish", "likes green tea"]
+    for a, b in zip(final, ref_final, strict=True):
+        assert a["score"] == pytest.approx(b["score"], abs=1e-4)
+        assert a["namespace"] == ["memories", "u7"]
+    assert [m["value"] for m in filtered] == [{"content": "likes green tea"}]
