@@ -34,7 +34,9 @@ def _check_document(doc, where: str) -> dict:
         raise ValueError(f"{where}: document {doc.get('id')!r} lacks fields {missing}")
     for field in ("id", "title", "text", "topic"):
         if not isinstance(doc[field], str) or not doc[field].strip():
-            raise ValueError(f"{where}: field {field!r} must be a non-empty string, got {doc[field]!r}")
+            raise ValueError(
+                f"{where}: field {field!r} must be a non-empty string, got {doc[field]!r}"
+            )
     try:
         dt.date.fromisoformat(doc["updated"])
     except (TypeError, ValueError):
@@ -153,7 +155,7 @@ class CorpusIndex:
         wanted = min(len(self.documents), k + len(skip))
         scores, rows = self.index.search(self.embed([query]), wanted)
         hits = []
-        for score, row in zip(scores[0], rows[0]):
+        for score, row in zip(scores[0], rows[0], strict=True):
             if row < 0:
                 continue
             doc = self.documents[row]

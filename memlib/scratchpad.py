@@ -1,0 +1,412 @@
+"""A research agent's working scratchpad: state, reducers, and the plan-retrieve-grade-synthesize graph.
+
+`ResearchState` keeps the conversation (`messages`, only what the user sees) next to a scratchpad
+(`current_query`, `retrieved_docs`, `graded_docs`, `sources_consulted`, `reasoning_notes`,
+`iteration`, `status`). List fields grow through reducers (`merge_by_id`, `add_unique`,
+`operator.add`): nodes return only what is new and never touch the lists they were given.
+
+`research_nodes()` returns the node functions over a `CorpusIndex` and a chat model:
+plan (split the question into its parts and search the first part with fewer than min_evidence
+relevant documents; again, deeper, if its evidence stayed thin), retrieve (top k unseen documents),
+grade (superseded documents out by metadata, the rest graded by the model against the query that
+found them), review (an `interrupt` for a human to approve or drop evidence) and synthesize (a cited
+answer). `build_research_graph()` wires them into a StateGraph for the caller to compile.
+
+Leaves out: several questions on one thread (the scratchpad is per research task: use a new
+thread_id per question), parallel retrieval, and query rewriting by the model.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable, Iterable
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from langgraph.types import interrupt
+from pydantic import BaseModel, Field
+
+from memlib.corpus import CorpusIndex, is_superseded
+
+SCRATCHPAD_FIELDS = (
+    "current_query",
+    "retrieved_docs",
+    "graded_docs",
+    "sources_consulted",
+    "reasoning_notes",
+    "iteration",
+    "status",
+)
+CITATION = re.compile(r"\[([A-Za-z0-9][A-Za-z0-9_.:-]*)\]")
+
+
+def merge_by_id(left: list[dict] | None, right: list[dict] | None) -> list[dict]:
+    """Reducer: a new list, one dict per 'id'; a later dict with a known id replaces it in place."""
+    merged: list[dict] = []
+    position: dict = {}
+    for item in [*(left or []), *(right or [])]:
+        if not isinstance(item, dict) or "id" not in item:
+            raise ValueError(f"merge_by_id needs dicts with an 'id', got {item!r}")
+        if item["id"] in position:
+            merged[position[item["id"]]] = item
+        else:
+            position[item["id"]] = len(merged)
+            merged.append(item)
+    return merged
+
+
+def add_unique(left: list | None, right: list | None) -> list:
+    """Reducer: a new list with right's items appended unless already present, order kept."""
+    merged = list(left or [])
+    seen = set(merged)
+    for item in right or []:
+        if item not in seen:
+            seen.add(item)
+            merged.append(item)
+    return merged
+
+
+class ResearchState(TypedDict):
+    """Conversation plus scratchpad. Introduced in notebooks/02_working_scratchpad.ipynb."""
+
+    messages: Annotated[list[AnyMessage], add_messages]  # what the user sees
+    current_query: str  # the search the agent runs next
+    retrieved_docs: Annotated[list[dict], merge_by_id]  # everything retrieved, once each
+    graded_docs: Annotated[list[dict], merge_by_id]  # {"id", "relevant", "reason", "query"} each
+    sources_consulted: Annotated[list[str], add_unique]  # document ids read, first-seen order
+    reasoning_notes: Annotated[list[str], operator.add]  # one line per step
+    iteration: int  # grading rounds done
+    status: str  # new | researching | enough_evidence | out_of_iterations | exhausted | done
+
+
+class Grade(BaseModel):
+    """Whether one document helps answer the question."""
+
+    relevant: bool = Field(description="true if the document helps answer the question")
+    reason: str = Field(description="one short sentence saying why")
+
+
+def new_research(question: str) -> dict:
+    """The input for one research task: the question as a message and an empty scratchpad."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError(f"question must be a non-empty string, got {question!r}")
+    return {
+        "messages": [HumanMessage(question.strip())],
+        "current_query": "",
+        "retrieved_docs": [],
+        "graded_docs": [],
+        "sources_consulted": [],
+        "reasoning_notes": [],
+        "iteration": 0,
+        "status": "new",
+    }
+
+
+def question_of(state: dict) -> str:
+    """The research question: the last human message."""
+    for message in reversed(state.get("messages") or []):
+        if isinstance(message, HumanMessage) and str(message.content).strip():
+            return str(message.content).strip()
+    raise ValueError("the state holds no non-empty human message to research")
+
+
+def kept_docs(state: dict) -> list[dict]:
+    """Retrieved documents whose latest grade is relevant, in retrieval order."""
+    verdict = {g["id"]: g["relevant"] for g in state.get("graded_docs") or []}
+    return [d for d in state.get("retrieved_docs") or [] if verdict.get(d["id"])]
+
+
+def scratchpad(state: dict) -> dict:
+    """The scratchpad fields of a state (everything but messages), for inspection or comparison."""
+    return {f: state[f] for f in SCRATCHPAD_FIELDS if f in state}
+
+
+def cited_sources(text: str, known: Iterable[str] | None = None) -> list[str]:
+    """Source ids cited as [id] in text, first-seen order, optionally only those in known."""
+    ids = list(dict.fromkeys(CITATION.findall(text)))
+    return [i for i in ids if known is None or i in set(known)]
+
+
+_CLAUSE = r"(?:how|what|which|who|when|where|why|is|are|do|does|can|should|will)\b"
+_SPLIT = re.compile(rf"(?<=\?)\s+|;\s*|,\s*(?:and|or|but)\s+(?={_CLAUSE})", re.I)
+
+
+def question_aspects(question: str) -> list[str]:
+    """Split a question into its parts: sentences, and clauses joined by ', and how/what/...'."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError(f"question must be a non-empty string, got {question!r}")
+    parts = [p.strip(" ,;") for p in _SPLIT.split(question.strip())]
+    aspects = [p for p in parts if len(p.split()) >= 2]
+    return aspects or [question.strip()]
+
+
+def evidence_per_aspect(state: dict, aspects: list[str]) -> dict[str, int]:
+    """How many documents currently graded relevant were found for each aspect."""
+    latest = {g["id"]: g for g in state.get("graded_docs") or []}
+    counts = dict.fromkeys(aspects, 0)
+    for g in latest.values():
+        if g["relevant"] and g.get("query") in counts:
+            counts[g["query"]] += 1
+    return counts
+
+
+def _positive_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+def parse_yes_no(reply: str) -> tuple[bool, str]:
+    """Read a grader's text reply that starts with yes or no; anything else is a ValueError."""
+    text = str(reply).strip()
+    word = re.match(r"[A-Za-z]+", text)
+    first = word.group(0).lower() if word else ""
+    if first not in ("yes", "no"):
+        raise ValueError(f"grader reply must start with 'yes' or 'no', got {text[:80]!r}")
+    return first == "yes", text[len(first) :].strip(" :,.-") or text
+
+
+GRADER_PROMPT = (
+    "You grade whether a document helps answer a question. "
+    "Reply 'yes' or 'no' first, then one short reason."
+)
+ANSWER_PROMPT = (
+    "Answer the question using only the evidence lines. Each evidence line starts with its "
+    "source id in square brackets; keep that [id] after every fact you use. "
+    "If the evidence does not answer the question, say so."
+)
+
+
+def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]:
+    """A function (question, doc) -> (relevant, reason): structured output if the model has it, else yes/no text."""
+    prompt = [SystemMessage(GRADER_PROMPT)]
+
+    def messages(question: str, doc: dict) -> list:
+        body = f"Question: {question}\n\nDocument: [{doc['id']}] {doc['title']}. {doc['text']}"
+        return [*prompt, HumanMessage(body)]
+
+    try:
+        structured = model.with_structured_output(Grade)
+    except NotImplementedError:
+        structured = None
+
+    if structured is not None:
+
+        def grade_structured(question: str, doc: dict) -> tuple[bool, str]:
+            result = structured.invoke(messages(question, doc))
+            if isinstance(result, dict):
+                result = Grade.model_validate(result)
+            return bool(result.relevant), result.reason
+
+        grade_structured.mode = "structured"
+        return grade_structured
+
+    def grade_text(question: str, doc: dict) -> tuple[bool, str]:
+        return parse_yes_no(model.invoke(messages(question, doc)).content)
+
+    grade_text.mode = "text"
+    return grade_text
+
+
+def evidence_lines(docs: Iterable[dict]) -> str:
+    """One line per sentence, each tagged with its source id, so a quoted sentence keeps its citation."""
+    lines = []
+    for d in docs:
+        for sentence in re.split(r"(?<=[.!?])\s+", d["text"].strip()):
+            if sentence:
+                lines.append(f"[{d['id']}] {sentence}")
+    return "\n".join(lines)
+
+
+def review_problem(decision, kept: list[str]) -> str | None:
+    """What is wrong with a reviewer's resume value, or None if it is usable."""
+    if not isinstance(decision, dict) or not ({"approve", "drop"} & decision.keys()):
+        return f"expected {{'approve': True}} or {{'drop': [ids]}}, got {decision!r}"
+    drop = decision.get("drop") or []
+    if isinstance(drop, str) or not isinstance(drop, list | tuple):
+        return f"'drop' must be a list of document ids, got {drop!r}"
+    unknown = sorted(set(drop) - set(kept))
+    if unknown:
+        return f"can only drop kept documents {kept}, got unknown ids {unknown}"
+    return None
+
+
+def research_nodes(
+    index: CorpusIndex,
+    model: BaseChatModel | None = None,
+    *,
+    k: int = 4,
+    min_evidence: int = 2,
+    max_iterations: int = 3,
+) -> dict[str, Callable]:
+    """The nodes plan, retrieve, grade, review, synthesize and the router route_after_grade. Introduced in notebooks/02_working_scratchpad.ipynb."""
+    if not isinstance(index, CorpusIndex):
+        raise TypeError(f"index must be a CorpusIndex, got {type(index).__name__}")
+    k = _positive_int("k", k)
+    min_evidence = _positive_int("min_evidence", min_evidence)
+    max_iterations = _positive_int("max_iterations", max_iterations)
+    if model is None:
+        from memlib.models import get_chat_model
+
+        model = get_chat_model()
+    grader = make_grader(model)
+
+    def plan(state: ResearchState) -> dict:
+        aspects = question_aspects(question_of(state))
+        found = evidence_per_aspect(state, aspects)
+        query = next((a for a in aspects if found[a] < min_evidence), aspects[0])
+        tried = [g.get("query") for g in state.get("graded_docs") or []]
+        why = "again, evidence still thin" if query in tried else "not researched yet"
+        note = (
+            f"plan {state.get('iteration', 0) + 1}: search {query!r} ({why}; "
+            f"relevant documents per part: {list(found.values())})"
+        )
+        return {"current_query": query, "status": "researching", "reasoning_notes": [note]}
+
+    def retrieve(state: ResearchState) -> dict:
+        seen = [d["id"] for d in state.get("retrieved_docs") or []]
+        hits = index.search(state["current_query"], k=k, exclude=seen)
+        note = f"retrieve: {len(hits)} new documents {[h['id'] for h in hits]}"
+        return {
+            "retrieved_docs": hits,
+            "sources_consulted": [h["id"] for h in hits],
+            "reasoning_notes": [note],
+        }
+
+    def grade(state: ResearchState) -> dict:
+        query = state["current_query"]
+        done = {g["id"] for g in state.get("graded_docs") or []}
+        fresh = [d for d in state.get("retrieved_docs") or [] if d["id"] not in done]
+        verdicts = []
+        for doc in fresh:
+            if is_superseded(doc):
+                relevant, reason = False, f"superseded by [{doc['superseded_by']}]"
+            else:
+                relevant, reason = grader(query, doc)
+            verdicts.append(
+                {"id": doc["id"], "relevant": relevant, "reason": reason, "query": query}
+            )
+        iteration = state.get("iteration", 0) + 1
+        graded = merge_by_id(state.get("graded_docs"), verdicts)
+        found = evidence_per_aspect({"graded_docs": graded}, question_aspects(question_of(state)))
+        if all(n >= min_evidence for n in found.values()):
+            status = "enough_evidence"
+        elif not fresh:
+            status = "exhausted"
+        elif iteration >= max_iterations:
+            status = "out_of_iterations"
+        else:
+            status = "researching"
+        note = (
+            f"grade {iteration}: kept {[v['id'] for v in verdicts if v['relevant']]}, dropped "
+            f"{[v['id'] for v in verdicts if not v['relevant']]} -> {status}"
+        )
+        return {
+            "graded_docs": verdicts,
+            "iteration": iteration,
+            "status": status,
+            "reasoning_notes": [note],
+        }
+
+    def route_after_grade(state: ResearchState) -> str:
+        return "plan" if state["status"] == "researching" else "answer"
+
+    def review(state: ResearchState) -> dict:
+        kept = [d["id"] for d in kept_docs(state)]
+        request = {
+            "question": question_of(state),
+            "kept": kept,
+            "status": state.get("status"),
+            "resume_with": "{'approve': True} or {'drop': [ids]}",
+        }
+        decision = interrupt(request)
+        # Raising here would store the bad resume value with the task and replay it on every
+        # later resume, so a bad answer is met with a second question instead.
+        while (problem := review_problem(decision, kept)) is not None:
+            decision = interrupt({**request, "error": problem})
+        drop = list(decision.get("drop") or [])
+        latest = {g["id"]: g for g in state.get("graded_docs") or []}
+        verdicts = [
+            {**latest[i], "relevant": False, "reason": "dropped by the reviewer"} for i in drop
+        ]
+        note = f"review: approved, dropped {drop}" if drop else "review: approved as is"
+        return {"graded_docs": verdicts, "reasoning_notes": [note]}
+
+    def synthesize(state: ResearchState) -> dict:
+        question = question_of(state)
+        kept = kept_docs(state)
+        if not kept:
+            answer = AIMessage("The documents I found do not answer this question.")
+        else:
+            system = f"{ANSWER_PROMPT}\n\nEvidence:\n{evidence_lines(kept)}"
+            answer = model.invoke([SystemMessage(system), HumanMessage(question)])
+            answer = AIMessage(str(answer.content))
+        cited = cited_sources(answer.content, [d["id"] for d in kept])
+        note = f"synthesize: answered from {len(kept)} documents, cited {cited}"
+        return {"messages": [answer], "status": "done", "reasoning_notes": [note]}
+
+    plan.__doc__ = "Choose the next search query."
+    retrieve.__doc__ = "Add the top k unseen documents for current_query to the scratchpad."
+    grade.__doc__ = "Grade new documents: superseded ones out by metadata, the rest by the model."
+    route_after_grade.__doc__ = "'plan' while researching, else 'answer'."
+    review.__doc__ = "Pause for a human to approve the kept evidence or drop some of it."
+    synthesize.__doc__ = "Answer from the kept documents, citing [id]s; the only message added."
+    return {
+        "plan": plan,
+        "retrieve": retrieve,
+        "grade": grade,
+        "review": review,
+        "synthesize": synthesize,
+        "route_after_grade": route_after_grade,
+        "grader_mode": grader.mode,
+    }
+
+
+def build_research_graph(
+    index: CorpusIndex,
+    model: BaseChatModel | None = None,
+    *,
+    human_review: bool = False,
+    k: int = 4,
+    min_evidence: int = 2,
+    max_iterations: int = 3,
+) -> StateGraph:
+    """The research StateGraph (uncompiled: compile it with your checkpointer). Introduced in notebooks/02_working_scratchpad.ipynb."""
+    nodes = research_nodes(
+        index, model, k=k, min_evidence=min_evidence, max_iterations=max_iterations
+    )
+    graph = StateGraph(ResearchState)
+    for name in ("plan", "retrieve", "grade", "synthesize"):
+        graph.add_node(name, nodes[name])
+    graph.add_edge(START, "plan")
+    graph.add_edge("plan", "retrieve")
+    graph.add_edge("retrieve", "grade")
+    after = "synthesize"
+    if human_review:
+        graph.add_node("review", nodes["review"])
+        graph.add_edge("review", "synthesize")
+        after = "review"
+    graph.add_conditional_edges(
+        "grade", nodes["route_after_grade"], {"plan": "plan", "answer": after}
+    )
+    graph.add_edge("synthesize", END)
+    return graph
+
+
+def research_summary(state: dict) -> dict[str, Any]:
+    """Counts for a finished research state: iterations, retrieved, kept, cited."""
+    kept = kept_docs(state)
+    answer = next(
+        (m.content for m in reversed(state.get("messages") or []) if isinstance(m, AIMessage)), ""
+    )
+    return {
+        "iterations": state.get("iteration", 0),
+        "retrieved": len(state.get("retrieved_docs") or []),
+        "kept": len(kept),
+        "cited": cited_sources(str(answer), [d["id"] for d in kept]),
+        "status": state.get("status"),
+    }
