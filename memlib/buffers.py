@@ -43,10 +43,8 @@ CONVERSATIONS = DATA_DIR / "conversations"
 TokenCounterFn = Callable[[list[BaseMessage]], int]
 
 SUMMARY_INSTRUCTIONS = (
-    "You maintain the running summary of a conversation between a user and an assistant. "
-    "Summarize the summary so far together with the new messages in at most {words} words. "
-    "Keep every topic name, every fact the user gave about themselves, decisions and open "
-    "questions; drop greetings and filler. Reply with the summary only."
+    "Summarize the conversation so far in at most {words} words. Keep every topic name, every "
+    "fact the user gave about themselves, decisions and open questions. Return only the summary."
 )
 
 
@@ -363,13 +361,15 @@ def transcript(messages: Sequence[BaseMessage]) -> str:
 
 
 class SummaryBuffer(_Buffer):
-    """Recent turns verbatim within `max_tokens`; older turns folded into a running summary.
+    """Recent turns verbatim, older turns folded into a running summary written by the model.
 
-    When system prompt plus recent messages exceed `max_tokens`, the oldest whole turns are
-    folded until the rest fits `keep_tokens` (default: half the budget, so the model is not
-    called on every turn). The chat model writes the summary, asked for at most
-    `summary_words` words; it rides in the system message. Introduced in
-    notebooks/01_conversation_buffers.ipynb.
+    When the prompt (system prompt, summary, recent messages) would exceed `max_tokens`, the
+    oldest whole turns are folded into the summary until the system prompt plus the verbatim
+    rest fit `keep_tokens` (default: half the budget, so the model is not called on every turn).
+    The summary is asked for in at most `summary_words` words and rides in the system message;
+    keep the summary's tokens well under `max_tokens - keep_tokens`, or a long summary (or a
+    model that overshoots the word budget) can leave the prompt over `max_tokens` with nothing
+    left to fold. Introduced in notebooks/01_conversation_buffers.ipynb.
     """
 
     def __init__(
@@ -379,10 +379,13 @@ class SummaryBuffer(_Buffer):
         max_tokens: int,
         summary_words: int = 80,
         keep_tokens: int | None = None,
+        summary_prompt: str = SUMMARY_INSTRUCTIONS,
         token_counter: TokenCounterFn | None = None,
     ):
         _check_budget("max_tokens", max_tokens)
         _check_budget("summary_words", summary_words)
+        if "{words}" not in summary_prompt:
+            raise ValueError(f"summary_prompt must contain '{{words}}', got {summary_prompt!r:.80}")
         if keep_tokens is None:
             keep_tokens = max_tokens // 2
         _check_budget("keep_tokens", keep_tokens)
@@ -396,19 +399,20 @@ class SummaryBuffer(_Buffer):
         self.max_tokens = max_tokens
         self.keep_tokens = max(keep_tokens, need)
         self.summary_words = summary_words
+        self.summary_prompt = summary_prompt
         self.summary = ""
         self.summaries = 0  # chat-model calls made to fold old turns
         self._next_summary: str | None = None
 
     def summarize(self, old: Sequence[BaseMessage]) -> str:
         """Ask the chat model to fold `old` into the running summary; return the new summary."""
+        previous = f"Summary so far: {self.summary}\n\n" if self.summary else ""
         reply = self.model.invoke(
             [
-                SystemMessage(SUMMARY_INSTRUCTIONS.format(words=self.summary_words)),
                 HumanMessage(
-                    f"Summary so far:\n{self.summary or '(none yet)'}\n\n"
+                    f"{self.summary_prompt.format(words=self.summary_words)}\n\n{previous}"
                     f"New messages:\n{transcript(old)}"
-                ),
+                )
             ]
         )
         text = reply.content if isinstance(reply.content, str) else ""
@@ -418,13 +422,17 @@ class SummaryBuffer(_Buffer):
 
     def _select(self, candidate):
         self._next_summary = None
-        if self.counter([self.system, *candidate]) <= self.max_tokens:
+        if self.counter(self._view(self.summary, candidate)) <= self.max_tokens:
             return candidate
-        budget = self.keep_tokens
         starts = turn_starts(candidate)
-        if starts and self.counter([self.system, *candidate[starts[-1] :]]) > budget:
-            budget = self.max_tokens  # the latest turn alone is bigger than keep_tokens
-        kept = trim_to_budget([self.system, *candidate], budget, self.counter)[1:]
+        latest = candidate[starts[-1] :] if starts else []
+        if self.counter([self.system, *latest]) > self.keep_tokens:
+            # The latest turn alone is bigger than keep_tokens: fold everything before it
+            # (trim_to_budget raises if it does not even fit max_tokens).
+            trim_to_budget([self.system, *latest], self.max_tokens, self.counter)
+            kept = latest
+        else:
+            kept = trim_to_budget([self.system, *candidate], self.keep_tokens, self.counter)[1:]
         old = candidate[: len(candidate) - len(kept)]
         if old:
             self._next_summary = self.summarize(old)
@@ -436,15 +444,18 @@ class SummaryBuffer(_Buffer):
             self.summaries += 1
             self._next_summary = None
 
+    def _view(self, summary: str, kept: list[BaseMessage]) -> list[BaseMessage]:
+        system = self.system
+        if summary:
+            system = SystemMessage(
+                f"{system.content}\n\nSummary of the earlier conversation:\n{summary}"
+            )
+        return [system, *kept]
+
     @property
     def messages(self) -> list[BaseMessage]:
         """The system prompt (with the running summary appended, if any), then recent messages."""
-        system = self.system
-        if self.summary:
-            system = SystemMessage(
-                f"{system.content}\n\nSummary of the earlier conversation:\n{self.summary}"
-            )
-        return [system, *self._kept]
+        return self._view(self.summary, self._kept)
 
 
 # --- fixtures ---------------------------------------------------------------------------------

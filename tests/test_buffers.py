@@ -60,8 +60,9 @@ class FirstWordsSummarizer(BaseChatModel):
         if self.fail:
             raise ConnectionError("model unavailable")
         self.calls += 1
-        words = int(re.search(r"at most (\d+) words", messages[0].content).group(1))
-        text = " ".join(messages[-1].content.split()[:words])
+        prompt = messages[-1].content
+        words = int(re.search(r"at most (\d+) words", prompt).group(1))
+        text = " ".join(prompt.split("New messages:\n", 1)[1].split()[:words])
         return ChatResult(generations=[ChatGeneration(message=AIMessage(text))])
 
 
@@ -238,7 +239,7 @@ def test_summary_buffer_folds_old_turns():
     buf = SummaryBuffer(SYSTEM, model, max_tokens=160, summary_words=30)
     for i in range(10):
         buf.extend(tool_turn(i))
-        assert buf.prompt_tokens() - COUNTER([SystemMessage(buf.summary)]) <= 160 + 10
+        assert buf.prompt_tokens() <= 160
         assert tool_pairs_intact(buf.messages)
     assert model.calls == buf.summaries >= 2
     assert 0 < len(buf.summary.split()) <= 30
@@ -408,10 +409,11 @@ def test_window_properties(history, k, by_turns):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(history=conversations(), slack=st.integers(40, 300))
+@given(history=conversations(), slack=st.integers(120, 400))
 def test_summary_buffer_properties(history, slack):
+    # summary_words small against max_tokens - keep_tokens, as the class docstring advises
     budget = COUNTER([SystemMessage(SYSTEM)]) + slack
-    buf = SummaryBuffer(SYSTEM, FirstWordsSummarizer(), max_tokens=budget, summary_words=20)
+    buf = SummaryBuffer(SYSTEM, FirstWordsSummarizer(), max_tokens=budget, summary_words=10)
     fed = []
     for m in history:
         try:
@@ -423,5 +425,7 @@ def test_summary_buffer_properties(history, slack):
         out = buf.messages
         assert_safe_suffix(out, fed)
         assert COUNTER([SystemMessage(SYSTEM), *out[1:]]) <= budget  # verbatim part fits
+        if buf.prompt_tokens() > budget:  # only when there is nothing left to fold
+            assert len(turn_starts(out[1:])) == 1 and isinstance(out[1], HumanMessage)
         assert buf.dropped + len(buf) == len(fed)
         assert bool(buf.summary) == (buf.dropped > 0)
