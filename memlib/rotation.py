@@ -317,14 +317,21 @@ def run_turns(
     chat_node_name: str = "chat",
     summary_node_name: str | None = "compress",
     extra_message_keys: Sequence[str] = (),
+    facts_by_turn: Sequence[Sequence[str]] | None = None,
 ) -> list[dict]:
     """Send each user turn through `graph`; return one row of measurements per turn.
 
     Each row is measured after the whole turn, i.e. after any compress step: messages in state
     (plus the lengths of `extra_message_keys`), prompt tokens of the chat call(s) this turn, the
     number of messages the chat model was shown, cumulative summarization calls and their prompt
-    tokens, whether the last chat prompt contained every fact, and the reply text.
+    tokens, whether the last chat prompt contained every fact, and the reply text. With
+    `facts_by_turn` (one list of fact strings per user turn), also how many facts stated in
+    earlier turns the chat prompt still contained.
     """
+    if facts_by_turn is not None and len(facts_by_turn) != len(user_turns):
+        raise ValueError(
+            f"facts_by_turn has {len(facts_by_turn)} entries for {len(user_turns)} user turns"
+        )
     recorder = PromptRecorder()
     config = {"configurable": {"thread_id": thread_id}, "callbacks": [recorder]}
     rows = []
@@ -339,6 +346,8 @@ def run_turns(
         values = graph.get_state(config).values
         stored = len(values.get("messages", []))
         extra = sum(len(values.get(k) or []) for k in extra_message_keys)
+        earlier = [f for fs in (facts_by_turn or [])[: turn - 1] for f in fs]
+        prompt_text = chat_calls[-1].text.lower()
         rows.append(
             {
                 "turn": turn,
@@ -349,6 +358,8 @@ def run_turns(
                 "summary_calls": len(summary_calls),
                 "summary_tokens": sum(c.prompt_tokens for c in summary_calls),
                 "facts_in_prompt": mentions_all(chat_calls[-1].text, facts) if facts else None,
+                "earlier_facts": len(earlier),
+                "earlier_facts_in_prompt": sum(f.lower() in prompt_text for f in earlier),
                 "reply": _reply_text(values["messages"][-1]) if values.get("messages") else "",
             }
         )
@@ -368,18 +379,33 @@ def load_user_turns(name: str = "rotation_pipeline_50_turns") -> list[dict]:
 
 
 def plot_strategies(results: dict[str, list[dict]], path: str | Path | None = None):
-    """Two panels per turn: messages kept in state and chat prompt tokens; saved to `path`."""
+    """Per turn: messages stored in state, chat prompt tokens, earlier facts still in the prompt."""
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
-    for name, rows in results.items():
+    fig, (left, right, facts) = plt.subplots(1, 3, figsize=(15, 4), constrained_layout=True)
+    styles = [("--", 2.5), ("-", 1.5), ("-.", 1.5), ("-", 2.0)]
+    for i, (name, rows) in enumerate(results.items()):
         turns = [r["turn"] for r in rows]
-        left.plot(turns, [r["stored_messages"] for r in rows], label=name)
-        right.plot(turns, [r["prompt_tokens"] for r in rows], label=name)
-    left.set(title="messages kept in state (after each turn)", xlabel="turn", ylabel="messages")
+        style, width = styles[i % len(styles)]
+        kw = {"label": name, "linestyle": style, "linewidth": width}
+        left.plot(turns, [r["stored_messages"] for r in rows], **kw)
+        right.plot(turns, [r["prompt_tokens"] for r in rows], **kw)
+        facts.plot(turns, [r["earlier_facts_in_prompt"] for r in rows], **kw)
+    left.set(title="messages stored in state (after each turn)", xlabel="turn", ylabel="messages")
     right.set(title="prompt tokens of the chat call", xlabel="turn", ylabel="tokens")
+    facts.set(title="facts from earlier turns in the prompt", xlabel="turn", ylabel="facts")
+    if results:
+        first = next(iter(results.values()))
+        facts.plot(
+            [r["turn"] for r in first],
+            [r["earlier_facts"] for r in first],
+            color="0.6",
+            linestyle=":",
+            label="facts stated so far",
+        )
     left.legend()
-    for ax in (left, right):
+    facts.legend(handles=facts.get_lines()[-1:])
+    for ax in (left, right, facts):
         ax.grid(alpha=0.3)
     if path is not None:
         fig.savefig(path, dpi=110)
@@ -402,7 +428,10 @@ def strategy_table(results: dict[str, list[dict]], facts: Sequence[str]) -> list
                 "chat_prompt_tokens": sum(r["prompt_tokens"] for r in rows),
                 "summary_calls": last["summary_calls"],
                 "summary_prompt_tokens": last["summary_tokens"],
+                "all_prompt_tokens": sum(r["prompt_tokens"] for r in rows) + last["summary_tokens"],
                 "turns_facts_in_prompt": sum(bool(r["facts_in_prompt"]) for r in rows),
+                "earlier_facts_in_last_prompt": last["earlier_facts_in_prompt"],
+                "earlier_facts": last["earlier_facts"],
                 "facts_in_last_prompt": bool(last["facts_in_prompt"]),
                 "last_reply_has_facts": mentions_all(last["reply"], facts),
             }

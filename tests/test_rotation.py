@@ -28,10 +28,13 @@ from memlib.rotation import (
     build_rotation_graph,
     check_rotation_budgets,
     compress_node,
+    format_table,
     format_transcript,
+    load_user_turns,
     prompt_with_summary,
     run_turns,
     split_for_summary,
+    strategy_table,
     summary_request,
 )
 
@@ -397,3 +400,31 @@ def test_langmem_summarize_messages_still_splits_parallel_tool_calls():
     assert isinstance(result.messages[1], ToolMessage), "upstream no longer orphans t2"
     old, kept = split_for_summary(msgs, 4)
     assert [m.id for m in kept] == ["a2", "h2"]
+
+
+# ---------------------------------------------------------------- fixture, tables
+
+
+def test_fixture_has_50_turns_and_turn_one_facts():
+    script = load_user_turns()
+    assert len(script) == 50
+    assert all(f in script[0]["user"] for f in script[0]["facts"])
+    assert script[0]["facts"] == ["Priya Raman", "Northwind Labs"]
+    with pytest.raises(ValueError, match="no conversation script"):
+        load_user_turns("no_such_script")
+
+
+def test_earlier_facts_and_strategy_table():
+    graph = build_rotation_graph(
+        _TestOnlyFakeModel(), threshold=4, keep_last=2, checkpointer=InMemorySaver()
+    )
+    facts_by_turn = [["Priya Raman", "Northwind Labs"]] + [[] for _ in TURNS[1:6]]
+    rows = _run(graph, TURNS[:6], facts_by_turn=facts_by_turn)
+    assert [r["earlier_facts"] for r in rows] == [0, 2, 2, 2, 2, 2]
+    assert [r["earlier_facts_in_prompt"] for r in rows] == [0, 2, 2, 2, 2, 2]
+    table = strategy_table({"rotation": rows}, ["Priya Raman"])
+    assert table[0]["max_stored_messages"] == 4 and table[0]["summary_calls"] == 2
+    text = format_table(table, ["strategy", "summary_calls"])
+    assert text.splitlines()[1].split() == ["rotation", "2"]
+    with pytest.raises(ValueError, match="facts_by_turn"):
+        _run(graph, TURNS[:2], thread="x", facts_by_turn=[[]])
