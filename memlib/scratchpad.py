@@ -260,7 +260,7 @@ def research_nodes(
         found = evidence_per_aspect(state, aspects)
         query = next((a for a in aspects if found[a] < min_evidence), aspects[0])
         tried = [g.get("query") for g in state.get("graded_docs") or []]
-        why = "again, evidence still thin" if query in tried else "not researched yet"
+        why = "searched before, evidence still thin" if query in tried else "first search for it"
         note = (
             f"plan {state.get('iteration', 0) + 1}: search {query!r} ({why}; "
             f"relevant documents per part: {list(found.values())})"
@@ -346,7 +346,10 @@ def research_nodes(
             answer = model.invoke([SystemMessage(system), HumanMessage(question)])
             answer = AIMessage(str(answer.content))
         cited = cited_sources(answer.content, [d["id"] for d in kept])
-        note = f"synthesize: answered from {len(kept)} documents, cited {cited}"
+        note = (
+            f"synthesize ({state.get('status')}): answered from {len(kept)} kept document(s), "
+            f"cited {cited}"
+        )
         return {"messages": [answer], "status": "done", "reasoning_notes": [note]}
 
     plan.__doc__ = "Choose the next search query."
