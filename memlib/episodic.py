@@ -1,0 +1,351 @@
+"""Episodic memory: past tasks stored as episodes, recalled by similarity and shown as worked examples.
+
+Provides the `Episode` schema (situation, approach, outcome, lesson), `extract_episode` (a chat
+model's structured output over a finished conversation), `save_episode` / `recall_episodes` on any
+LangGraph `BaseStore` with a vector index, under the namespace ("episodes", user_id),
+`format_episodes_as_examples` (the few-shot block for a system prompt), `recall_at_k` (the
+retrieval metric), and loaders for the planted fixtures in data/episodes/.
+
+Each stored value carries the four episode fields plus `type`, `user_id`, `created_at` (ISO 8601,
+UTC, for people) and `created_ts` (epoch seconds, for filters): range filters such as `$gte` are
+numeric in InMemoryStore and PostgresStore, so dates are filtered as numbers.
+
+Leaves out: deciding *when* a conversation is worth an episode, merging or forgetting episodes,
+and ranking by anything but the store's similarity score (recency is a filter, not a weight).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import uuid
+from collections.abc import Collection, Mapping, Sequence
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Annotated, Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, convert_to_messages
+from langgraph.store.base import BaseStore, Item
+from pydantic import BaseModel, Field, StringConstraints
+
+ROOT = Path(__file__).resolve().parent.parent
+EPISODES_DIR = ROOT / "data" / "episodes"
+NAMESPACE = "episodes"
+EPISODE_FIELDS = ("situation", "approach", "outcome", "lesson")
+INDEX_FIELDS = ["situation", "lesson"]  # what the notebook embeds; see notebooks/03
+_TYPE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+
+_Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class Episode(BaseModel):
+    """One past task, told so that a later task can learn from it."""
+
+    situation: _Text = Field(
+        description="What the user was trying to do and the circumstances, in one or two sentences."
+    )
+    approach: _Text = Field(
+        description="What was tried to solve it: the steps, checks or tools used."
+    )
+    outcome: _Text = Field(description="What happened: whether it worked, and what failed.")
+    lesson: _Text = Field(
+        description="The takeaway to apply next time a similar task comes up, as one instruction."
+    )
+
+
+EXTRACTION_PROMPT = (
+    "You write episodic memories for an assistant. Read the finished conversation below and "
+    "record it as one episode: the situation (what the user needed), the approach (what was "
+    "tried), the outcome (what worked or failed) and the lesson (what to do next time on a "
+    "similar task). Use only what the conversation says."
+)
+
+
+def namespace_for(user_id: str) -> tuple[str, str]:
+    """The store namespace holding one user's episodes: ("episodes", user_id)."""
+    if not isinstance(user_id, str):
+        raise TypeError(f"user_id must be a str, got {type(user_id).__name__}: {user_id!r}")
+    if not user_id.strip() or "." in user_id:
+        raise ValueError(f"user_id must be a non-empty str without '.', got {user_id!r}")
+    return (NAMESPACE, user_id)
+
+
+def _check_store(store: Any) -> None:
+    if not isinstance(store, BaseStore):
+        raise TypeError(f"store must be a LangGraph BaseStore, got {type(store).__name__}")
+
+
+def to_datetime(value: Any, name: str = "date") -> datetime:
+    """A timezone-aware UTC datetime from a datetime, date, ISO 8601 string or epoch number."""
+    if isinstance(value, bool):
+        raise TypeError(
+            f"{name} must be a date, datetime, ISO string or epoch seconds, got {value!r}"
+        )
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, date):
+        dt = datetime(value.year, value.month, value.day)
+    elif isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite epoch time, got {value!r}")
+        try:
+            return datetime.fromtimestamp(value, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            raise ValueError(f"{name} is not a usable epoch time: {value!r}") from None
+    elif isinstance(value, str):
+        try:
+            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(
+                f"{name} must be an ISO 8601 date such as '2025-03-04', got {value!r}"
+            ) from None
+    else:
+        raise TypeError(
+            f"{name} must be a date, datetime, ISO string or epoch seconds, got "
+            f"{type(value).__name__}: {value!r}"
+        )
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)  # naive dates are taken as UTC
+    return dt.astimezone(timezone.utc)
+
+
+def _transcript(messages: Sequence[BaseMessage]) -> str:
+    roles = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
+    lines = []
+    for m in messages:
+        text = str(m.text)
+        if text.strip():
+            lines.append(f"{roles.get(m.type, m.type)}: {text.strip()}")
+    return "\n".join(lines)
+
+
+def extract_episode(model, messages: Sequence[Any]) -> Episode:
+    """Turn a finished conversation into an Episode with the model's structured output. Introduced in notebooks/03_episodic_recall.ipynb."""
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise TypeError(f"messages must be a list of messages, got {type(messages).__name__}")
+    msgs = convert_to_messages(list(messages))
+    kinds = {m.type for m in msgs}
+    if "human" not in kinds or "ai" not in kinds:
+        raise ValueError(
+            "a finished conversation needs at least one user and one assistant message, "
+            f"got message types {sorted(kinds)}"
+        )
+    structured = model.with_structured_output(Episode)
+    result = structured.invoke(
+        [SystemMessage(EXTRACTION_PROMPT), HumanMessage("Conversation:\n" + _transcript(msgs))]
+    )
+    # Some backends hand back a dict; validate either way so an empty field never gets stored.
+    return Episode.model_validate(result.model_dump() if isinstance(result, BaseModel) else result)
+
+
+def _as_episode(episode: Any) -> Episode:
+    if isinstance(episode, Episode):
+        return episode
+    if isinstance(episode, Mapping):
+        missing = [f for f in EPISODE_FIELDS if f not in episode]
+        if missing:
+            raise ValueError(f"episode lacks fields {missing}: {dict(episode)!r}")
+        return Episode.model_validate({f: episode[f] for f in EPISODE_FIELDS})
+    raise TypeError(f"episode must be an Episode or a dict, got {type(episode).__name__}")
+
+
+def save_episode(
+    store: BaseStore,
+    user_id: str,
+    episode: Episode | Mapping,
+    type: str,
+    created_at: Any,
+    key: str | None = None,
+) -> str:
+    """Store an episode under ("episodes", user_id) with type and creation date; return its key. Introduced in notebooks/03_episodic_recall.ipynb."""
+    _check_store(store)
+    ns = namespace_for(user_id)
+    ep = _as_episode(episode)
+    if not isinstance(type, str) or not _TYPE.match(type):
+        raise ValueError(f"type must be a lower-case slug such as 'debugging', got {type!r}")
+    when = to_datetime(created_at, "created_at")
+    if key is None:
+        key = str(uuid.uuid4())
+    elif not isinstance(key, str) or not key.strip():
+        raise ValueError(f"key must be a non-empty str, got {key!r}")
+    value = {
+        **ep.model_dump(),
+        "type": type,
+        "user_id": user_id,
+        "created_at": when.isoformat(),
+        "created_ts": when.timestamp(),
+    }
+    store.put(ns, key, value)
+    return key
+
+
+def recall_filter(type: str | None = None, since: Any = None) -> dict | None:
+    """The store filter for an episode type and/or a creation cutoff, or None for no filter."""
+    filt: dict = {}
+    if type is not None:
+        if not isinstance(type, str) or not _TYPE.match(type):
+            raise ValueError(f"type must be a lower-case slug such as 'debugging', got {type!r}")
+        filt["type"] = type
+    if since is not None:
+        filt["created_ts"] = {"$gte": to_datetime(since, "since").timestamp()}
+    return filt or None
+
+
+def recall_episodes(
+    store: BaseStore,
+    user_id: str,
+    task: str,
+    k: int = 3,
+    type: str | None = None,
+    since: Any = None,
+) -> list:
+    """The k stored episodes of a user most similar to a task, optionally of one type or newer than since. Introduced in notebooks/03_episodic_recall.ipynb."""
+    _check_store(store)
+    ns = namespace_for(user_id)
+    if not isinstance(task, str) or not task.strip():
+        raise ValueError(f"task must be a non-empty str, got {task!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    return store.search(ns, query=task, limit=k, filter=recall_filter(type, since))
+
+
+def _value(episode: Any) -> Mapping:
+    if isinstance(episode, Item):  # SearchItem is an Item
+        return episode.value
+    if isinstance(episode, Episode):
+        return episode.model_dump()
+    if isinstance(episode, Mapping):
+        return episode
+    raise TypeError(f"expected a store item, Episode or dict, got {type(episode).__name__}")
+
+
+def format_episodes_as_examples(episodes: Sequence[Any]) -> str:
+    """A system-prompt section presenting episodes as numbered worked examples ('' for none). Introduced in notebooks/03_episodic_recall.ipynb."""
+    if isinstance(episodes, (str, bytes, Mapping)) or not isinstance(episodes, Sequence):
+        raise TypeError(f"episodes must be a list, got {type(episodes).__name__}")
+    if not episodes:
+        return ""
+    blocks = []
+    for i, ep in enumerate(episodes, start=1):
+        v = _value(ep)
+        missing = [f for f in EPISODE_FIELDS if not str(v.get(f) or "").strip()]
+        if missing:
+            raise ValueError(f"episode {i} lacks {missing}: {dict(v)!r}")
+        tags = [str(v["type"])] if v.get("type") else []
+        if v.get("created_at"):
+            tags.append(str(v["created_at"])[:10])  # the date part of the ISO timestamp
+        tags = ", ".join(tags)
+        head = f"### Example {i}" + (f" ({tags})" if tags else "")
+        body = "\n".join(f"{f.capitalize()}: {str(v[f]).strip()}" for f in EPISODE_FIELDS)
+        blocks.append(f"{head}\n{body}")
+    intro = (
+        "## Worked examples from your past tasks\n"
+        "Reuse what worked and avoid what failed; adapt them to the new task."
+    )
+    return intro + "\n\n" + "\n\n".join(blocks)
+
+
+def recall_at_k(
+    retrieved: Sequence[Sequence[str]], relevant: Sequence[Collection[str]], k: int
+) -> float:
+    """Mean over queries of the share of each query's relevant ids found in its top k. Introduced in notebooks/03_episodic_recall.ipynb."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    if len(retrieved) != len(relevant):
+        raise ValueError(
+            f"retrieved has {len(retrieved)} rankings but relevant has {len(relevant)} sets"
+        )
+    if not retrieved:
+        raise ValueError("recall@k needs at least one query, got none")
+    total = 0.0
+    for i, (ranking, rel) in enumerate(zip(retrieved, relevant, strict=True)):
+        if isinstance(ranking, str) or isinstance(rel, str):
+            raise TypeError(f"query {i}: rankings and relevant sets must be collections of ids")
+        rel = set(rel)
+        if not rel:
+            raise ValueError(f"query {i} has no relevant ids")
+        total += len(rel & set(list(ranking)[:k])) / len(rel)
+    return total / len(retrieved)
+
+
+# Fixtures
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    if not path.is_file():
+        raise ValueError(f"fixture file {str(path)!r} does not exist")
+    rows = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path.name} line {lineno} is not valid JSON: {exc}") from None
+        if not isinstance(row, dict):
+            raise ValueError(f"{path.name} line {lineno}: expected a JSON object, got {row!r}")
+        rows.append(row)
+    return rows
+
+
+def load_episodes(path: str | Path | None = None) -> list[dict]:
+    """The planted episodes (default data/episodes/episodes.jsonl), validated. Introduced in notebooks/03_episodic_recall.ipynb."""
+    path = Path(path) if path is not None else EPISODES_DIR / "episodes.jsonl"
+    rows = _read_jsonl(path)
+    ids = [r.get("id") for r in rows]
+    for r in rows:
+        where = f"{path.name}: episode {r.get('id')!r}"
+        if not isinstance(r.get("id"), str) or not r["id"]:
+            raise ValueError(f"{where}: id must be a non-empty str")
+        namespace_for(r.get("user_id"))
+        _as_episode(r)
+        if not isinstance(r.get("type"), str) or not _TYPE.match(r["type"]):
+            raise ValueError(f"{where}: bad type {r.get('type')!r}")
+        to_datetime(r.get("created_at"), f"{where} created_at")
+        sup = r.get("superseded_by")
+        if sup is not None and (sup not in ids or sup == r["id"]):
+            raise ValueError(f"{where}: superseded_by={sup!r} is not another episode")
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise ValueError(f"{path.name}: duplicate episode ids {dupes}")
+    return rows
+
+
+def load_queries(
+    path: str | Path | None = None, episodes: Sequence[dict] | None = None
+) -> list[dict]:
+    """New tasks naming their relevant planted episodes (default data/episodes/queries.jsonl). Introduced in notebooks/03_episodic_recall.ipynb."""
+    path = Path(path) if path is not None else EPISODES_DIR / "queries.jsonl"
+    rows = _read_jsonl(path)
+    owner = {e["id"]: e["user_id"] for e in (episodes if episodes is not None else load_episodes())}
+    for r in rows:
+        where = f"{path.name}: query {r.get('id')!r}"
+        if not isinstance(r.get("task"), str) or not r["task"].strip():
+            raise ValueError(f"{where}: task must be a non-empty str, got {r.get('task')!r}")
+        rel = r.get("relevant")
+        if not isinstance(rel, list) or not rel:
+            raise ValueError(f"{where}: relevant must be a non-empty list of ids, got {rel!r}")
+        for ep_id in rel:
+            if owner.get(ep_id) != r.get("user_id"):
+                raise ValueError(
+                    f"{where}: relevant id {ep_id!r} is not an episode of user {r.get('user_id')!r}"
+                )
+    return rows
+
+
+def load_conversations(path: str | Path | None = None) -> list[dict]:
+    """Finished conversations to extract episodes from (default data/episodes/conversations.jsonl). Introduced in notebooks/03_episodic_recall.ipynb."""
+    path = Path(path) if path is not None else EPISODES_DIR / "conversations.jsonl"
+    rows = _read_jsonl(path)
+    for r in rows:
+        where = f"{path.name}: conversation {r.get('id')!r}"
+        namespace_for(r.get("user_id"))
+        msgs = r.get("messages")
+        if not isinstance(msgs, list) or not msgs:
+            raise ValueError(f"{where}: messages must be a non-empty list")
+        for m in msgs:
+            if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
+                raise ValueError(f"{where}: bad message {m!r}")
+        to_datetime(r.get("created_at"), f"{where} created_at")
+    return rows
