@@ -106,8 +106,11 @@ class Fact:
 
     def as_text(self) -> str:
         subject = "User" if self.subject == "user" else self.subject
+        value = self.value
+        if self.predicate == "role" and not re.match(r"(?:a|an|the)\s", value, re.I):
+            value = ("an " if value[:1].lower() in "aeiou" else "a ") + value
         return PREDICATE_PHRASES.get(self.predicate, "{s}'s {p} is {v}").format(
-            s=subject, p=self.predicate, v=self.value
+            s=subject, p=self.predicate, v=value
         )
 
 
@@ -475,16 +478,31 @@ QUESTION_RULES: list[tuple[str, re.Pattern]] = [
 
 def ask_about(question: str) -> tuple[str, str] | None:
     """(predicate, topic) a question asks about the user, or None for other questions."""
+    found = ask_about_all(question)
+    return found[0] if found else None
+
+
+def ask_about_all(question: str) -> list[tuple[str, str]]:
+    """Every (predicate, topic) a question asks about the user, in the order asked
+    ("what is my name and where do I work?" asks two)."""
+    found: list[tuple[int, str, str]] = []
     for predicate, pattern in QUESTION_RULES:
-        m = pattern.search(question.strip())
-        if m:
+        if predicate == "generic" and found:
+            break
+        for m in pattern.finditer(question.strip()):
             topic = (m.groupdict().get("topic") or "").strip().lower()
             if predicate == "generic":
-                return (topic, topic)
-            if predicate == "favourite":
-                return (f"favourite {topic}", topic)
-            return (predicate, topic)
-    return None
+                found.append((m.start(), topic, topic))
+            elif predicate == "favourite":
+                found.append((m.start(), f"favourite {topic}", topic))
+            else:
+                found.append((m.start(), predicate, topic))
+    if any(p == "all" for _, p, _ in found):
+        return [("all", "")]
+    seen: dict[str, tuple[str, str]] = {}
+    for _, p, t in sorted(found):
+        seen.setdefault(p, (p, t))
+    return list(seen.values())
 
 
 _IRREGULAR = {

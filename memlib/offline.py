@@ -14,28 +14,33 @@ but English. What it cannot find in its context it says it does not know.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import BaseModel
 
 from memlib.extraction import (
     ANSWER_PHRASES,
     PREDICATE_LABELS,
     Fact,
-    ask_about,
+    ask_about_all,
     content_terms,
     entities,
     extract_facts,
     split_sentences,
     to_third_person,
 )
+from memlib.offline_tools import call_id, chosen_name, plan_tool_calls
 
 # --------------------------------------------------------------------------------------------
 # Thresholds (documented in the class docstring).
@@ -83,6 +88,15 @@ def _text(message: BaseMessage) -> str:
         elif isinstance(block, dict) and block.get("type") == "text":
             parts.append(block.get("text", ""))
     return "\n".join(parts)
+
+
+def _context_text(message: BaseMessage) -> str:
+    """Message text; tool results holding JSON (e.g. memory search hits) become plain lines."""
+    if message.type == "tool":
+        from memlib.offline_tools import _flatten_json
+
+        return _flatten_json(_text(message))
+    return _text(message)
 
 
 def _words(text: str) -> int:
@@ -444,7 +458,7 @@ def user_facts(messages: Sequence[BaseMessage]) -> list[Fact]:
         if m.type == "human":
             facts.extend(_facts(_text(m), True))
         elif m.type in ("system", "tool"):
-            facts.extend(f for f in _facts(_text(m), False) if f.subject == "user")
+            facts.extend(f for f in _facts(_context_text(m), False) if f.subject == "user")
     return facts
 
 
@@ -498,7 +512,7 @@ def context_sentences(messages: Sequence[BaseMessage], skip: int) -> list[str]:
     for i, m in enumerate(messages):
         if i == skip or (i < start and m.type != "system"):
             continue
-        for s in split_sentences(_text(m)):
+        for s in split_sentences(_context_text(m)):
             if m.type == "system" and _INSTRUCTION_SENTENCE.match(s):
                 continue
             if _words(s) < 3 or _QUESTION.search(s) and m.type != "tool":
@@ -536,6 +550,12 @@ def answer_from_context(question: str, sentences: list[str]) -> str | None:
     return " ".join(_sentence(_second_person(s)) for s in best)
 
 
+def _saved_to_memory(after: Sequence[BaseMessage]) -> bool:
+    return any(
+        m.type == "tool" and re.match(r"(?:created|updated) memory", _text(m), re.I) for m in after
+    )
+
+
 def answer(request: Request) -> str:
     """Reply to the last human message from the context given; say so when it is not there."""
     i = request.last_human_index
@@ -549,9 +569,9 @@ def answer(request: Request) -> str:
     if asked:
         replies = []
         for q in asked:
-            about = ask_about(q)
+            about = ask_about_all(q)
             if about:
-                replies.append(_answer_about_user(q, about[0], facts))
+                replies += [_answer_about_user(q, predicate, facts) for predicate, _ in about]
                 continue
             found = answer_from_context(q, context_sentences(messages, skip=i))
             replies.append(
@@ -568,7 +588,11 @@ def answer(request: Request) -> str:
         parts = [f"Nice to meet you, {names[-1]}!"] if names else []
         if rest:
             parts.append("Noted: " + "; ".join(_second_person(f.as_text()) for f in rest) + ".")
+        if _saved_to_memory(messages[i + 1 :]):
+            parts.append("I've saved that to memory.")
         return " ".join(parts)
+    if _saved_to_memory(messages[i + 1 :]):
+        return "Got it - I've saved that to memory."
     if _GREETING.match(question):
         return "Hello! How can I help?"
     if _THANKS.match(question):
@@ -625,6 +649,35 @@ class OfflineChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "memlib-offline"
 
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable | BaseTool],
+        *,
+        tool_choice: str | dict | bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind tools (as OpenAI-format schemas) and a tool_choice: auto, none, any, required,
+        a tool name, or {"type": "function", "function": {"name": ...}}."""
+        formatted = [convert_to_openai_tool(t) for t in tools]
+        names = [t["function"]["name"] for t in formatted]
+        forced = chosen_name(tool_choice)
+        if forced is not None and forced not in names:
+            raise ValueError(f"tool_choice {forced!r} is not among the bound tools {names}")
+        if tool_choice is not None:
+            kwargs["tool_choice"] = tool_choice
+        return self.bind(tools=formatted, **kwargs)
+
+    def with_structured_output(
+        self, schema: dict | type, *, include_raw: bool = False, **kwargs: Any
+    ) -> Runnable[LanguageModelInput, dict | BaseModel]:
+        """Structured output through a forced tool call (pydantic model, TypedDict or JSON
+        schema); `method` and `strict` are accepted and ignored (there is only one method)."""
+        method = kwargs.pop("method", "function_calling")
+        if method not in ("function_calling", "json_schema", "json_mode"):
+            raise ValueError(f"unknown structured-output method {method!r}")
+        kwargs.pop("strict", None)
+        return super().with_structured_output(schema, include_raw=include_raw, **kwargs)
+
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_name": self.model_name}
@@ -638,9 +691,33 @@ class OfflineChatModel(BaseChatModel):
     ) -> ChatResult:
         if not messages:
             raise ValueError("OfflineChatModel needs at least one message, got an empty list")
+        kwargs.pop("ls_structured_output_format", None)
         request = Request(list(messages), kwargs, self.relevance_threshold)
-        skill = classify(request)
-        message = AIMessage(content=SKILLS[skill](request))
+        message = None
+        if kwargs.get("tools"):
+            calls = plan_tool_calls(
+                messages,
+                kwargs["tools"],
+                kwargs.get("tool_choice"),
+                grade=lambda q, d: grade(q, d, self.relevance_threshold)[0],
+            )
+            if calls:
+                skill = "tools"
+                message = AIMessage(
+                    content="",
+                    tool_calls=[
+                        {
+                            "name": n,
+                            "args": a,
+                            "id": call_id(messages, n, a, k),
+                            "type": "tool_call",
+                        }
+                        for k, (n, a) in enumerate(calls)
+                    ],
+                )
+        if message is None:
+            skill = classify(request)
+            message = AIMessage(content=SKILLS[skill](request))
         if stop:
             for s in stop:
                 message.content = message.content.split(s)[0]

@@ -1,0 +1,1287 @@
+"""Tool calling and structured output for OfflineChatModel, by rules.
+
+Provides `plan_tool_calls(messages, tools, tool_choice)`: the tool calls the offline model makes,
+or None to reply in text. It reads the conversation (plain chat messages, or the transcript that
+LangMem and trustcall embed in their prompts), extracts facts with memlib/extraction.py, and fills
+each tool's JSON schema field by field from what the field's name and description ask for.
+Protocols it follows: trustcall's PatchDoc / RemoveDoc / PatchFunctionErrors / PatchFunctionName
+(update, delete and validation repair), LangMem's Done, manage_memory and search_memory, and the
+prompt optimizers' think / critique / recommend / OptimizedPromptOutput tools.
+
+Leaves out: anything a rule does not cover. Fields with no value in the conversation are omitted
+(or, when required, given the schema default or an empty value of the right type); it never
+invents names, numbers or facts.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from memlib.extraction import (
+    PREDICATE_PHRASES,
+    Fact,
+    ask_about,
+    ask_about_all,
+    content_terms,
+    entities,
+    extract_facts,
+    split_sentences,
+    to_third_person,
+)
+
+SINGLE_VALUED = ("name", "employer", "role", "location", "age")
+MAX_SEARCH_CALLS = 4
+
+# --------------------------------------------------------------------------------------------
+# Reading the conversation.
+
+_UUIDISH = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}", re.I)
+_BLOCK = re.compile(
+    r"<(?P<tag>(?:session_[\w-]+|convo|conversation|trajectory|trajectories|messages|chat)(?: \d+)?)>\s*(?P<body>.*?)\s*</(?P=tag)>",
+    re.S,
+)
+_TITLE = re.compile(r"^=+ (?P<kind>Human|Ai|System|Tool|Function|Chat|Remove) Message =+\s*$", re.M)
+_ROLE_LINE = re.compile(
+    r"^\s*(?P<who>user|human|assistant|ai|system|tool)\s*:\s*(?P<text>.+)$", re.I | re.M
+)
+_FEEDBACK = re.compile(r"<feedback(?: \d+)?>\s*(?P<body>.*?)\s*</feedback(?: \d+)?>", re.S | re.I)
+_TAGGED = re.compile(
+    r"<(?P<tag>current_prompt|recommendations|hypotheses|update_instructions)>\s*(?P<body>.*?)\s*</(?P=tag)>",
+    re.S,
+)
+_INSTANCE = re.compile(
+    r"<instance id=(?P<id>[^\s>]+) schema_type=\"(?P<kind>[^\"]+)\">\n(?P<body>.*?)\n</instance>",
+    re.S,
+)
+_SCHEMA_INSTANCE = re.compile(
+    r"<schema id=(?P<kind>[^>]+)>\n<instance>\n(?P<body>.*?)\n</instance>", re.S
+)
+_REMEMBER = re.compile(
+    r"\b(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget|save)\s+(?:that\s+)?(?P<value>[^.!?\n]{3,200})",
+    re.I,
+)
+_FORGET = re.compile(
+    r"\b(?:forget|delete|remove|erase)\s+(?:that\s+|about\s+|the (?:memory|fact) (?:that|about)\s+)?(?P<value>[^.!?\n]{2,200})"
+    r"|\b(?:i\s+)?(?:no longer|don't|do not)\s+(?P<value2>[^.!?\n]{2,120}?)\s+(?:anymore|any more)\b"
+    r"|\bi\s+(?:no longer|quit|left)\s+(?P<value3>[^.!?\n]{2,120})",
+    re.I,
+)
+_QUESTION = re.compile(
+    r"\?\s*$|^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|can|could|should|would|will|tell me|explain|describe|list)\b",
+    re.I,
+)
+
+
+def _text(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        b if isinstance(b, str) else b.get("text", "")
+        for b in content
+        if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
+    )
+
+
+@dataclass
+class Turn:
+    speaker: str  # user | assistant | system | tool
+    text: str
+
+
+def _parse_transcript(body: str) -> list[Turn]:
+    marks = list(_TITLE.finditer(body))
+    if not marks:
+        lines = list(_ROLE_LINE.finditer(body))
+        if lines:
+            speakers = {"human": "user", "ai": "assistant"}
+            return [
+                Turn(speakers.get(m["who"].lower(), m["who"].lower()), m["text"]) for m in lines
+            ]
+        return [Turn("user", body)]
+    turns = []
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(body)
+        text = body[m.end() : end].strip()
+        text = re.split(r"\n\s*Tool Calls:\n", text)[0].strip()
+        speaker = {"Human": "user", "Ai": "assistant"}.get(m["kind"], m["kind"].lower())
+        turns.append(Turn(speaker, text))
+    return turns
+
+
+def _flatten_json(text: str) -> str:
+    try:
+        data = json.loads(text)
+    except (ValueError, TypeError):
+        return text
+    lines: list[str] = []
+
+    def walk(node: Any, key: str = "") -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k not in ("namespace", "key", "created_at", "updated_at", "score", "kind", "id"):
+                    walk(v, k)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, key)
+        elif isinstance(node, str) and node.strip():
+            lines.append(
+                node
+                if key in ("", "content", "text", "memory", "page_content")
+                else f"{key}: {node}"
+            )
+        elif isinstance(node, (int, float)) and not isinstance(node, bool) and key:
+            lines.append(f"{key}: {node}")
+
+    walk(data)
+    return "\n".join(lines)
+
+
+@dataclass
+class Record:
+    id: str
+    kind: str
+    value: dict
+
+    @property
+    def text(self) -> str:
+        return _record_text(self.value)
+
+
+def _record_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        if set(value) == {"content"}:
+            return _record_text(value["content"])
+        return "\n".join(
+            f"{k}: {_record_text(v)}" for k, v in value.items() if v not in (None, "", [])
+        )
+    if isinstance(value, list):
+        return ", ".join(_record_text(v) for v in value)
+    return str(value)
+
+
+def _parse_value(body: str) -> dict:
+    for parse in (ast.literal_eval, json.loads):
+        try:
+            value = parse(body.strip())
+            return value if isinstance(value, dict) else {"content": value}
+        except (ValueError, SyntaxError, TypeError):
+            continue
+    return {"content": body.strip()}
+
+
+@dataclass
+class Context:
+    """What the rules read from a request."""
+
+    messages: list[BaseMessage]
+    turns: list[Turn] = field(default_factory=list)
+    instructions: str = ""
+    existing: list[Record] = field(default_factory=list)
+    feedback: list[str] = field(default_factory=list)
+    tagged: dict[str, str] = field(default_factory=dict)
+    transcript: bool = False  # the conversation came embedded in a prompt (LangMem, trustcall)
+
+    @property
+    def user_texts(self) -> list[str]:
+        return [t.text for t in self.turns if t.speaker == "user"]
+
+    @property
+    def last_user(self) -> str:
+        texts = self.user_texts
+        return texts[-1] if texts else ""
+
+    @property
+    def facts(self) -> list[Fact]:
+        """Facts the user stated, oldest first (later statements win)."""
+        out: list[Fact] = []
+        for text in self.user_texts:
+            out.extend(extract_facts(text, True))
+        return out
+
+    @property
+    def memory_facts(self) -> list[Fact]:
+        out: list[Fact] = []
+        for t in self.turns:
+            if t.speaker in ("tool", "system"):
+                out.extend(f for f in extract_facts(t.text, False) if f.subject == "user")
+        return out
+
+    def after_last_user(self) -> list[BaseMessage]:
+        for i in range(len(self.messages) - 1, -1, -1):
+            if self.messages[i].type == "human":
+                return self.messages[i + 1 :]
+        return list(self.messages)
+
+
+def read_context(messages: Sequence[BaseMessage]) -> Context:
+    """Turns, instructions, existing records and feedback found in the messages."""
+    ctx = Context(list(messages))
+    instructions = []
+    for m in messages:
+        text = _text(m)
+        for inst in _INSTANCE.finditer(text):
+            ctx.existing.append(Record(inst["id"], inst["kind"], _parse_value(inst["body"])))
+        for inst in _SCHEMA_INSTANCE.finditer(text):
+            ctx.existing.append(Record(inst["kind"], inst["kind"], _parse_value(inst["body"])))
+        ctx.feedback += [f["body"] for f in _FEEDBACK.finditer(text) if f["body"].strip()]
+        for t in _TAGGED.finditer(text):
+            ctx.tagged.setdefault(t["tag"], t["body"])
+        blocks = list(_BLOCK.finditer(text))
+        if blocks:
+            ctx.transcript = True
+            for b in blocks:
+                ctx.turns += _parse_transcript(_FEEDBACK.sub("", b["body"]))
+            instructions.append(_BLOCK.sub("", text))
+            continue
+        if m.type == "human":
+            ctx.turns.append(Turn("user", text))
+        elif m.type == "ai":
+            ctx.turns.append(Turn("assistant", text))
+        elif m.type == "tool":
+            ctx.turns.append(Turn("tool", _flatten_json(text)))
+        else:
+            ctx.turns.append(Turn("system", text))
+            instructions.append(text)
+    ctx.instructions = "\n".join(instructions)
+    return ctx
+
+
+# --------------------------------------------------------------------------------------------
+# Tools as the model sees them.
+
+
+@dataclass
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict
+
+    @property
+    def properties(self) -> dict:
+        return self.parameters.get("properties", {}) or {}
+
+
+def tool_specs(tools: Sequence[dict]) -> list[ToolSpec]:
+    out = []
+    for t in tools or []:
+        fn = t.get("function", t)
+        out.append(ToolSpec(fn["name"], fn.get("description") or "", fn.get("parameters") or {}))
+    return out
+
+
+def chosen_name(tool_choice: Any) -> str | None:
+    """The tool a tool_choice forces by name, if any."""
+    if isinstance(tool_choice, dict):
+        fn = tool_choice.get("function")
+        return fn.get("name") if isinstance(fn, dict) else tool_choice.get("name")
+    if isinstance(tool_choice, str) and tool_choice not in ("auto", "none", "any", "required"):
+        return tool_choice
+    return None
+
+
+def _kind(tool: ToolSpec) -> str:
+    text = f"{tool.name} {tool.description[:200]}".lower()
+    props = set(tool.properties)
+    memory = "memor" in text
+    if memory and (
+        {"action", "content"} <= props
+        or re.search(
+            r"manage|save|store|remember|upsert|write|create|record|add", tool.name.lower()
+        )
+    ):
+        return "memory_write"
+    if memory and re.search(r"search|recall|retriev|lookup|find|query|get", text):
+        return "memory_search"
+    if re.search(
+        r"search|retriev|lookup|knowledge|docs|documents|corpus", text
+    ) and "query" in "".join(props):
+        return "kb_search"
+    return "other"
+
+
+# --------------------------------------------------------------------------------------------
+# Filling a JSON schema from the conversation.
+
+# (concept, pattern over the field name, pattern over its description); first match wins.
+FIELD_CONCEPTS: list[tuple[str, re.Pattern, re.Pattern | None]] = [
+    (c, re.compile(n, re.I), re.compile(d, re.I) if d else None)
+    for c, n, d in [
+        ("relevance", r"^(?:is_?)?relevan(?:t|ce)$|^binary_score$|^is_useful$|^grade$", r"relevan"),
+        ("subject", r"^subject$", None),
+        ("predicate", r"^(?:predicate|relation|relationship|verb)$", None),
+        ("object", r"^(?:object|obj)$", None),
+        ("situation", r"situation|^context$|^task$|^problem$|observation", None),
+        ("approach", r"approach|^action|strategy|^method|^steps$|^thoughts?$", None),
+        ("outcome", r"outcome|^result", None),
+        ("lesson", r"lesson|takeaway|insight", None),
+        ("name", r"^(?:user_?|full_?|first_?|preferred_?)?name$|^username$", r"\bname\b"),
+        (
+            "employer",
+            r"employer|company|organi[sz]ation|^org$|workplace|works_at",
+            r"employer|company|organi[sz]ation",
+        ),
+        (
+            "role",
+            r"^(?:job_?)?(?:role|title|occupation|position|job)$|^job_title$",
+            r"\b(?:role|job|occupation)\b",
+        ),
+        (
+            "location",
+            r"location|city|country|^home|residence|lives_in|based_in|hometown",
+            r"\b(?:location|city|lives)\b",
+        ),
+        ("dislike", r"dislike|avoid", None),
+        ("preference", r"preferen|^likes$|interests|favou?rite|hobbies", r"preferen|likes"),
+        ("expertise", r"expertise|skills?$|speciali|competenc", r"expertise|skills"),
+        ("project", r"project|working_on", None),
+        ("age", r"^age$", None),
+        ("summary", r"summary|abstract|tl_?dr", None),
+        ("keywords", r"keywords|tags|entities|key_terms", None),
+        ("topic", r"^(?:topic|category|kind|type|subject_area|tag)$", None),
+        ("query", r"^(?:search_)?quer(?:y|ies)$|^question$", None),
+        ("confidence", r"confidence|certainty|probability", None),
+        (
+            "reasoning",
+            r"reason|analysis|rationale|logic|explanation|thought|critique|criticism|planned_edits|hypothes",
+            None,
+        ),
+        (
+            "content",
+            r"content|memory|^fact|note|^text$|statement|information|details?$|value$",
+            r"memory|fact",
+        ),
+    ]
+]
+_PROFILE = {
+    "name",
+    "employer",
+    "role",
+    "location",
+    "preference",
+    "dislike",
+    "expertise",
+    "project",
+    "age",
+}
+_EPISODE = {"situation", "approach", "outcome", "lesson"}
+_PER_FACT = {"content", "subject", "predicate", "object"}
+PREDICATE_VERBS = {
+    "name": "is named",
+    "employer": "works at",
+    "role": "works as",
+    "location": "lives in",
+    "preference": "prefers",
+    "dislike": "dislikes",
+    "expertise": "has expertise in",
+    "project": "is working on",
+    "learning": "is learning",
+    "age": "is aged",
+    "uses": "uses",
+}
+
+
+def concept(name: str, spec: dict) -> str | None:
+    """The concept a schema field asks for, from its name, else its description."""
+    for c, by_name, _ in FIELD_CONCEPTS:
+        if by_name.search(name):
+            return c
+    desc = spec.get("description", "")
+    for c, _, by_desc in FIELD_CONCEPTS:
+        if by_desc and desc and by_desc.search(desc):
+            return c
+    return None
+
+
+def _resolve(spec: dict, root: dict) -> dict:
+    if "$ref" in spec:
+        ref = spec["$ref"].rsplit("/", 1)[-1]
+        target = (root.get("$defs") or root.get("definitions") or {}).get(ref, {})
+        return _resolve({**target, **{k: v for k, v in spec.items() if k != "$ref"}}, root)
+    for key in ("anyOf", "oneOf"):
+        if key in spec:
+            options = [o for o in spec[key] if o.get("type") != "null"]
+            if options:
+                merged = {k: v for k, v in spec.items() if k != key}
+                return _resolve({**options[0], **merged}, root)
+    if "allOf" in spec and len(spec["allOf"]) == 1:
+        return _resolve(
+            {**spec["allOf"][0], **{k: v for k, v in spec.items() if k != "allOf"}}, root
+        )
+    return spec
+
+
+def _latest(facts: list[Fact], predicate: str) -> Fact | None:
+    found = [f for f in facts if f.predicate == predicate]
+    return found[-1] if found else None
+
+
+def _all(facts: list[Fact], predicate: str) -> list[str]:
+    values = [f.value for f in facts if f.predicate == predicate]
+    if predicate == "preference":
+        values += [
+            f"{f.value} ({f.predicate})" for f in facts if f.predicate.startswith("favourite ")
+        ]
+    return list(dict.fromkeys(values))
+
+
+def fact_text(f: Fact) -> str:
+    """A standalone third-person memory for a fact."""
+    return f.as_text() + "."
+
+
+def _coerce(value: Any, spec: dict, root: dict) -> Any:
+    """`value` in the JSON type `spec` asks for, or None when it cannot be."""
+    spec = _resolve(spec, root)
+    kind = spec.get("type")
+    if value is None:
+        return None
+    if "enum" in spec:
+        return _closest_enum(value, spec["enum"])
+    if "const" in spec:
+        return spec["const"]
+    if kind == "array":
+        items = value if isinstance(value, list) else [value]
+        coerced = [_coerce(v, spec.get("items", {}), root) for v in items]
+        return [v for v in coerced if v is not None]
+    if isinstance(value, list):
+        value = "; ".join(str(v) for v in value) if value else None
+        if value is None:
+            return None
+    if kind == "boolean":
+        if isinstance(value, bool):
+            return value
+        return str(value).strip().lower() in ("yes", "true", "1", "relevant")
+    if kind in ("integer", "number"):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return int(value) if kind == "integer" else float(value)
+        m = re.search(r"-?\d+(?:\.\d+)?", str(value))
+        if not m:
+            return None
+        return int(float(m.group())) if kind == "integer" else float(m.group())
+    if kind == "object":
+        return value if isinstance(value, dict) else None
+    text = str(value)
+    if "maxLength" in spec:
+        text = text[: spec["maxLength"]]
+    return text
+
+
+def _closest_enum(value: Any, choices: list) -> Any:
+    if value in choices:
+        return value
+    text = str(value).lower()
+    for c in choices:
+        if str(c).lower() == text:
+            return c
+    if isinstance(value, bool) or text in ("yes", "no", "true", "false"):
+        positive = value is True or text in ("yes", "true")
+        for c in choices:
+            neg = re.match(r"^(?:no|not|non|ir|un|false)", str(c), re.I)
+            if positive != bool(neg):
+                return c
+    terms = content_terms(text)
+    scored = sorted(choices, key=lambda c: -len(terms & content_terms(str(c))))
+    return scored[0] if scored and terms & content_terms(str(scored[0])) else None
+
+
+def _empty(spec: dict, root: dict) -> Any:
+    spec = _resolve(spec, root)
+    if "default" in spec:
+        return spec["default"]
+    if "enum" in spec:
+        return spec["enum"][0]
+    return {
+        "string": "",
+        "integer": 0,
+        "number": 0.0,
+        "boolean": False,
+        "array": [],
+        "object": {},
+    }.get(spec.get("type"), "")
+
+
+@dataclass
+class Filler:
+    """Values for schema concepts, computed once per request."""
+
+    ctx: Context
+    grade: Any = None  # callable (query, doc) -> bool, injected by the model
+
+    def __post_init__(self):
+        self.facts = self.ctx.facts or self.ctx.memory_facts
+
+    def value(self, c: str, fact: Fact | None = None) -> Any:
+        facts = self.facts
+        if fact is not None:
+            if c == "content":
+                return fact_text(fact)
+            if c == "subject":
+                name = _latest(facts, "name")
+                return name.value if name and fact.predicate != "name" else "User"
+            if c == "predicate":
+                return PREDICATE_VERBS.get(fact.predicate, fact.predicate)
+            if c == "object":
+                return fact.value
+            if c == "topic":
+                return fact.predicate
+            if c == "confidence":
+                return 1.0
+            if c == "reasoning":
+                return f"Stated by the user: {fact.source.strip()}"
+        if c in SINGLE_VALUED:
+            f = _latest(facts, c)
+            return f.value if f else None
+        if c in ("preference", "dislike", "expertise", "project"):
+            return _all(facts, c) or None
+        if c in _EPISODE:
+            return episode(self.ctx).get(c)
+        if c == "summary":
+            return conversation_summary(self.ctx)
+        if c == "keywords":
+            return entities(" ".join(self.ctx.user_texts)) or None
+        if c == "query":
+            return search_query(self.ctx)
+        if c == "relevance":
+            pair = grading_pair(self.ctx)
+            return self.grade(*pair) if pair and self.grade else None
+        if c == "content":
+            notes = memory_notes(self.ctx)
+            return " ".join(notes) if notes else None
+        if c == "reasoning":
+            return "Filled by rules from the conversation (memlib.extraction)."
+        return None
+
+    def fill(self, schema: dict, fact: Fact | None = None, root: dict | None = None) -> dict:
+        root = root or schema
+        schema = _resolve(schema, root)
+        out: dict = {}
+        required = set(schema.get("required", []))
+        for name, raw in (schema.get("properties") or {}).items():
+            spec = _resolve(raw, root)
+            c = concept(name, spec)
+            value = None
+            if spec.get("type") == "object" and spec.get("properties"):
+                value = self.fill(spec, fact, root) or None
+            elif spec.get("type") == "array" and _resolve(spec.get("items", {}), root).get(
+                "properties"
+            ):
+                item_schema = _resolve(spec["items"], root)
+                items = [self.fill(item_schema, f, root) for f in per_fact_facts(self.ctx)]
+                value = [i for i in items if i] or None
+            elif c:
+                value = _coerce(self.value(c, fact), spec, root)
+            if value in (None, "", []) and name in required:
+                value = _empty(spec, root)
+            if value not in (None, "", []) or name in required:
+                out[name] = value
+        return out
+
+
+def per_fact_facts(ctx: Context) -> list[Fact]:
+    """The facts worth a record each: the newest value per single-valued predicate, every other."""
+    facts = ctx.facts
+    latest: dict[str, Fact] = {}
+    for f in facts:
+        key = f.predicate if f.predicate in SINGLE_VALUED else f"{f.predicate}:{f.value.lower()}"
+        latest.pop(key, None)
+        latest[key] = f
+    return list(latest.values())
+
+
+def memory_notes(ctx: Context) -> list[str]:
+    """Standalone notes: one per fact, plus "remember that ..." requests the rules did not parse."""
+    notes = [fact_text(f) for f in per_fact_facts(ctx)]
+    covered = " ".join(notes).lower()
+    for text in ctx.user_texts:
+        for m in _REMEMBER.finditer(text):
+            note = to_third_person(m["value"].strip())
+            if not content_terms(note) <= content_terms(covered):
+                notes.append(note.rstrip(".") + ".")
+    return notes
+
+
+def search_query(ctx: Context) -> str | None:
+    for text in reversed(ctx.user_texts):
+        asked = [s for s in split_sentences(text) if _QUESTION.search(s)]
+        if asked:
+            return asked[-1]
+        if text.strip():
+            return text.strip()[:300]
+    return None
+
+
+def grading_pair(ctx: Context) -> tuple[str, str] | None:
+    from memlib.offline import Request, _grading_inputs
+
+    return _grading_inputs(Request(ctx.messages))
+
+
+def conversation_summary(ctx: Context, budget: int = 40) -> str | None:
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from memlib.offline import Request, summarize
+
+    msgs = [
+        HumanMessage(t.text) if t.speaker == "user" else AIMessage(t.text)
+        for t in ctx.turns
+        if t.speaker in ("user", "assistant") and t.text.strip()
+    ]
+    if not msgs:
+        return None
+    return summarize(
+        Request(msgs + [HumanMessage(f"Summarize the above in at most {budget} words.")])
+    )
+
+
+_POSITIVE = re.compile(
+    r"\b(?:thanks|thank you|worked|works now|great|perfect|solved|fixed|helpful|exactly)\b", re.I
+)
+_NEGATIVE = re.compile(
+    r"\b(?:didn't work|did not work|doesn't work|not helpful|wrong|still (?:fails|broken|failing)|no luck|useless)\b",
+    re.I,
+)
+_METHOD = re.compile(
+    r"\b(?:use|used|using|try|tried|suggest|suggested|recommend|recommended|check|checked|run|ran|search|searched|set|add|added|switch|switched|install|enable|increase|decrease|call|called)\b",
+    re.I,
+)
+
+
+def episode(ctx: Context) -> dict:
+    """Situation / approach / outcome / lesson from an exchange, by rules over its turns."""
+    users = [t.text for t in ctx.turns if t.speaker == "user" and t.text.strip()]
+    bots = [t.text for t in ctx.turns if t.speaker == "assistant" and t.text.strip()]
+    tool_names = [
+        c["name"]
+        for m in ctx.messages
+        if m.type == "ai"
+        for c in getattr(m, "tool_calls", []) or []
+    ]
+    if not users:
+        return {}
+    first = split_sentences(users[0])
+    request = next(
+        (s for s in first if _QUESTION.search(s) or _METHOD.search(s)),
+        first[0] if first else users[0],
+    )
+    situation = to_third_person(request).rstrip("?.!") + "."
+    if not situation.lower().startswith("user"):
+        situation = "User asked: " + situation
+    method = [s for b in bots for s in split_sentences(b) if _METHOD.search(s)]
+    approach = " ".join(method[:2]) if method else (split_sentences(bots[0])[0] if bots else "")
+    if tool_names:
+        approach = (
+            (approach + " " if approach else "")
+            + "Tools used: "
+            + ", ".join(dict.fromkeys(tool_names))
+            + "."
+        )
+    feedback = " ".join(users[1:])
+    if _NEGATIVE.search(feedback):
+        outcome = "Did not work: " + to_third_person(split_sentences(feedback)[-1])
+        verdict = "did not work"
+    elif _POSITIVE.search(feedback):
+        outcome = "Worked: " + to_third_person(
+            next(s for s in split_sentences(feedback) if _POSITIVE.search(s))
+        )
+        verdict = "worked"
+    else:
+        outcome = split_sentences(bots[-1])[-1] if bots else "No answer yet."
+        verdict = "was tried"
+    topic = ", ".join(entities(users[0])[:3]) or ", ".join(sorted(content_terms(request))[:3])
+    lesson = f"For {topic or 'this kind of request'}: {approach.rstrip('.') or 'the approach'} {verdict}."
+    out = {
+        "situation": situation,
+        "approach": approach or None,
+        "outcome": outcome,
+        "lesson": lesson,
+    }
+    return {k: v for k, v in out.items() if v}
+
+
+# --------------------------------------------------------------------------------------------
+# Tool-call ids: a hash of the conversation (random ids LangMem embeds are removed) and position.
+
+
+def call_id(messages: Sequence[BaseMessage], name: str, args: dict, position: int) -> str:
+    h = hashlib.sha1()
+    for m in messages:
+        h.update(m.type.encode())
+        h.update(_UUIDISH.sub("", _text(m)).encode())
+        for c in getattr(m, "tool_calls", None) or []:
+            h.update(c.get("id", "").encode())
+    h.update(f"|{name}|{position}|".encode())
+    h.update(_UUIDISH.sub("", json.dumps(args, sort_keys=True, default=str)).encode())
+    return "call_" + h.hexdigest()[:24]
+
+
+# --------------------------------------------------------------------------------------------
+# Protocols.
+
+
+def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tuple[str, dict]]:
+    """trustcall's update path: PatchDoc for changed records, RemoveDoc for retracted ones, the
+    schema tool for new facts. The newer statement wins."""
+    calls: list[tuple[str, dict]] = []
+    schema_tools = [
+        t
+        for n, t in tools.items()
+        if n not in ("PatchDoc", "RemoveDoc", "Done", "PatchFunctionErrors")
+    ]
+    record_facts = {r.id: extract_facts(r.text, False) for r in ctx.existing}
+    retracted = _retractions(ctx)
+    removed: set[str] = set()
+    if "RemoveDoc" in tools:
+        for r in ctx.existing:
+            terms = content_terms(r.text)
+            for clause in retracted:
+                ct = content_terms(clause) - {"user", "work", "live", "like"}
+                if ct and len(ct & terms) >= max(1, len(ct) // 2):
+                    calls.append(("RemoveDoc", {"json_doc_id": r.id}))
+                    removed.add(r.id)
+                    break
+    new_facts = []
+    for f in per_fact_facts(ctx):
+        if any(content_terms(f.value) <= content_terms(c) for c in retracted):
+            continue
+        new_facts.append(f)
+    patched: dict[str, list[dict]] = {}
+    plans: dict[str, list[str]] = {}
+    handled: set[int] = set()
+    for i, f in enumerate(new_facts):
+        for r in ctx.existing:
+            if r.id in removed:
+                continue
+            old = [g for g in record_facts[r.id] if _same_slot(g, f)]
+            if not old:
+                continue
+            handled.add(i)
+            if any(g.value.lower() == f.value.lower() for g in old):
+                break  # already known
+            ops = _record_patch(r, old[0], f, ctx, filler)
+            if ops and "PatchDoc" in tools:
+                patched.setdefault(r.id, []).extend(ops)
+                plans.setdefault(r.id, []).append(
+                    f"replace {old[0].predicate} '{old[0].value}' with '{f.value}' (newer statement wins)"
+                )
+            break
+    for rid, ops in patched.items():
+        calls.append(
+            (
+                "PatchDoc",
+                {"json_doc_id": rid, "planned_edits": "; ".join(plans[rid]), "patches": ops},
+            )
+        )
+    fresh = [f for i, f in enumerate(new_facts) if i not in handled]
+    if fresh and schema_tools:
+        tool = _best_schema_tool(schema_tools, filler)
+        if _is_per_fact(tool):
+            for f in fresh:
+                calls.append((tool.name, filler.fill(tool.parameters, f)))
+        elif not ctx.existing or any(r.kind != tool.name for r in ctx.existing):
+            args = filler.fill(tool.parameters)
+            if any(v not in (None, "", [], {}) for v in args.values()):
+                calls.append((tool.name, args))
+    if not calls:
+        if "Done" in tools:
+            return [("Done", {})]
+        if ctx.existing and "PatchDoc" in tools:
+            r = ctx.existing[0]
+            return [
+                (
+                    "PatchDoc",
+                    {
+                        "json_doc_id": r.id,
+                        "planned_edits": "No new information; no edits.",
+                        "patches": [],
+                    },
+                )
+            ]
+    return calls
+
+
+def _same_slot(old: Fact, new: Fact) -> bool:
+    if old.predicate != new.predicate:
+        return False
+    if new.predicate in SINGLE_VALUED or new.predicate.startswith("favourite "):
+        return True
+    a, b = content_terms(old.value), content_terms(new.value)
+    return bool(a & b)
+
+
+def _record_patch(record: Record, old: Fact, new: Fact, ctx: Context, filler: Filler) -> list[dict]:
+    value = record.value
+    if set(value) == {"content"} and isinstance(value["content"], str):
+        text = value["content"]
+        if old.value in text:
+            return [
+                {"op": "replace", "path": "/content", "value": text.replace(old.value, new.value)}
+            ]
+        return [{"op": "replace", "path": "/content", "value": fact_text(new)}]
+    ops = []
+    for key, current in value.items():
+        c = concept(key, {})
+        if c == new.predicate and current != new.value:
+            if isinstance(current, list):
+                ops.append({"op": "add", "path": f"/{key}/-", "value": new.value})
+            else:
+                ops.append({"op": "replace", "path": f"/{key}", "value": new.value})
+        elif isinstance(current, str) and old.value in current:
+            ops.append(
+                {"op": "replace", "path": f"/{key}", "value": current.replace(old.value, new.value)}
+            )
+    return ops
+
+
+def _retractions(ctx: Context) -> list[str]:
+    out = []
+    for text in ctx.user_texts[-1:]:
+        for m in _FORGET.finditer(text):
+            clause = m["value"] or m["value2"] or m["value3"]
+            if clause:
+                out.append(clause)
+    return out
+
+
+def _is_per_fact(tool: ToolSpec) -> bool:
+    concepts = {concept(n, _resolve(s, tool.parameters)) for n, s in tool.properties.items()}
+    return bool(concepts & _PER_FACT) and not (concepts & (_PROFILE | _EPISODE))
+
+
+def _best_schema_tool(tools: list[ToolSpec], filler: Filler) -> ToolSpec:
+    def score(t: ToolSpec) -> int:
+        args = filler.fill(t.parameters)
+        return sum(1 for v in args.values() if v not in (None, "", [], {}, 0, False))
+
+    return max(tools, key=score) if len(tools) > 1 else tools[0]
+
+
+def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tuple[str, dict]]:
+    """trustcall's validation-retry path: read the error, patch the failed call."""
+    error_msg = next((m for m in reversed(ctx.messages) if m.type == "tool"), None)
+    if error_msg is None:
+        return []
+    error = _text(error_msg)
+    doc_id = re.search(r"json_doc_id=\[(?P<id>[^\]]+)\]", error)
+    target = doc_id["id"] if doc_id else error_msg.tool_call_id
+    call = next(
+        (c for m in ctx.messages if m.type == "ai" for c in m.tool_calls if c["id"] == target), None
+    )
+    if "Unrecognized tool name" in error:
+        name_tool = next((n for n in tools if n.startswith("PatchFunctionName")), None)
+        valid = re.search(r"access to the following tools: (?P<names>[^.]+)\.", error)
+        names = [n.strip() for n in valid["names"].split(",")] if valid else []
+        names = [n for n in names if n not in ("PatchDoc", "PatchFunctionErrors")]
+        bad = call["name"] if call else ""
+        fixed = max(names, key=lambda n: len(set(n.lower()) & set(bad.lower()))) if names else None
+        return [
+            (
+                name_tool or "PatchFunctionName",
+                {
+                    "json_doc_id": target,
+                    "reasoning": [
+                        f'"{bad}" is not a known tool.',
+                        f"The closest valid tool is {fixed}.",
+                    ],
+                    "fixed_name": fixed,
+                },
+            )
+        ]
+    schema = None
+    m = re.search(r"Expected Parameter Schema:\s*```json\s*(?P<schema>.*?)```", error, re.S)
+    if m:
+        schema = _parse_value(m["schema"])
+    args = dict(call["args"]) if call else {}
+    patches, notes = [], []
+    for loc, kind, message in _pydantic_errors(error):
+        path = "/" + "/".join(loc.split("."))
+        spec = _field_spec(schema, loc) if schema else {}
+        current = _get_path(args, loc)
+        if kind == "missing":
+            value = None
+            c = concept(loc.split(".")[-1], spec)
+            if c:
+                value = _coerce(filler.value(c), spec, schema or {})
+            if value in (None, ""):
+                value = _empty(spec, schema or {})
+            patches.append({"op": "add", "path": path, "value": value})
+            notes.append(f"{loc}: field required -> added")
+        elif kind in ("string_too_long", "too_long"):
+            limit = re.search(r"at most (\d+)", message)
+            n = int(limit.group(1)) if limit else 50
+            fixed = current[:n] if isinstance(current, (str, list)) else current
+            patches.append({"op": "replace", "path": path, "value": fixed})
+            notes.append(f"{loc}: shortened to {n}")
+        elif kind in ("literal_error", "enum"):
+            choices = re.findall(r"'([^']+)'", message.split("should be", 1)[-1])
+            patches.append(
+                {
+                    "op": "replace",
+                    "path": path,
+                    "value": _closest_enum(current, choices) or choices[0],
+                }
+            )
+            notes.append(f"{loc}: chose an allowed value")
+        elif kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+            bound = re.search(r"(-?\d+(?:\.\d+)?)", message)
+            if bound:
+                patches.append(
+                    {
+                        "op": "replace",
+                        "path": path,
+                        "value": type(current)(float(bound.group(1)))
+                        if isinstance(current, (int, float))
+                        else float(bound.group(1)),
+                    }
+                )
+                notes.append(f"{loc}: clamped to {bound.group(1)}")
+        else:
+            target_spec = _resolve(spec, schema or {}) if spec else {}
+            fixed = _coerce(current, target_spec, schema or {}) if target_spec else None
+            if fixed is None or fixed == current:
+                fixed = _empty(target_spec, schema or {}) if target_spec else None
+            if fixed is not None:
+                patches.append({"op": "replace", "path": path, "value": fixed})
+                notes.append(f"{loc}: {kind} -> converted")
+    return [
+        (
+            "PatchFunctionErrors",
+            {
+                "json_doc_id": target,
+                "planned_edits": "\n".join(f"- {n}" for n in notes) or "- no errors parsed",
+                "patches": patches,
+            },
+        )
+    ]
+
+
+_PYDANTIC_ERROR = re.compile(r"^(?P<loc>[\w.\[\]-]+)\n\s+(?P<msg>.*?)\s*\[type=(?P<type>\w+)", re.M)
+
+
+def _pydantic_errors(text: str) -> list[tuple[str, str, str]]:
+    return [(m["loc"], m["type"], m["msg"]) for m in _PYDANTIC_ERROR.finditer(text)]
+
+
+def _field_spec(schema: dict, loc: str) -> dict:
+    spec = schema
+    for part in loc.split("."):
+        spec = _resolve(spec, schema)
+        if part.isdigit():
+            spec = spec.get("items", {})
+        else:
+            spec = (spec.get("properties") or {}).get(part, {})
+    return _resolve(spec, schema)
+
+
+def _get_path(args: Any, loc: str) -> Any:
+    node = args
+    for part in loc.split("."):
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict):
+            node = node.get(part)
+        else:
+            return None
+    return node
+
+
+_DIRECTIVE = re.compile(
+    r"\b(?:should|must|always|never|please|don't|do not|avoid|keep|use|prefer|make sure|include|be)\b",
+    re.I,
+)
+
+
+def feedback_rules(ctx: Context) -> list[str]:
+    """Prompt rules from feedback: directive sentences kept as rules, others as issues to address."""
+    prompt_terms = content_terms(ctx.tagged.get("current_prompt", ""))
+    rules = []
+    for fb in ctx.feedback:
+        for s in split_sentences(fb):
+            s = re.sub(r"^(?:please|pls)\s+", "", s.strip(), flags=re.I)
+            if not s or content_terms(s) <= prompt_terms:
+                continue
+            rule = s[0].upper() + s[1:] if _DIRECTIVE.search(s) else f"Address this feedback: {s}"
+            rules.append(rule.rstrip(".") + ".")
+    return list(dict.fromkeys(rules))
+
+
+def improved_prompt(ctx: Context) -> str:
+    """The current prompt plus a section of rules taken from feedback and recommendations."""
+    current = ctx.tagged.get("current_prompt", "").strip()
+    rules = feedback_rules(ctx)
+    recs = ctx.tagged.get("recommendations", "")
+    rules += [
+        r.strip("- ").strip()
+        for r in recs.splitlines()
+        if r.strip().startswith("- ") and r.strip("- ").strip() not in rules
+    ]
+    rules = [r for r in dict.fromkeys(rules) if r and r.lower() not in current.lower()]
+    if not rules:
+        return current
+    heading = "Rules learned from feedback:"
+    body = "\n".join(f"- {r}" for r in rules)
+    if heading in current:
+        return f"{current}\n{body}"
+    return f"{current}\n\n{heading}\n{body}"
+
+
+def _optimizer(
+    ctx: Context, tools: dict[str, ToolSpec], forced: str | None
+) -> list[tuple[str, dict]] | None:
+    names = set(tools)
+    rules = feedback_rules(ctx)
+    if forced == "OptimizedPromptOutput" or (names == {"OptimizedPromptOutput"}):
+        new = improved_prompt(ctx)
+        return [
+            (
+                "OptimizedPromptOutput",
+                {
+                    "analysis": "Added rules for each piece of feedback."
+                    if new != ctx.tagged.get("current_prompt", "").strip()
+                    else "No feedback to address; prompt unchanged.",
+                    "improved_prompt": new,
+                },
+            )
+        ]
+    if "recommend" in names and (
+        forced == "recommend" or any(m.type == "ai" and m.tool_calls for m in ctx.messages)
+    ):
+        if rules:
+            return [
+                (
+                    "recommend",
+                    {
+                        "warrants_adjustment": True,
+                        "hypotheses": "The prompt does not cover the user's feedback: "
+                        + " ".join(ctx.feedback)[:400],
+                        "full_recommendations": "\n".join(f"- {r}" for r in rules),
+                    },
+                )
+            ]
+        return [
+            (
+                "recommend",
+                {
+                    "warrants_adjustment": False,
+                    "hypotheses": "No feedback indicates a failure.",
+                    "full_recommendations": "No recommendations.",
+                },
+            )
+        ]
+    if {"think", "critique"} & names:
+        thought = (
+            "Feedback received: " + " ".join(ctx.feedback)[:400]
+            if ctx.feedback
+            else "No feedback was given, so there is no evidence of failure."
+        )
+        name = "think" if "think" in names else "critique"
+        return [(name, {"thought" if name == "think" else "criticism": thought})]
+    if "GeneralResponse" in names:
+        new = improved_prompt(ctx)
+        current = ctx.tagged.get("current_prompt", "").strip()
+        return [
+            (
+                "GeneralResponse",
+                {
+                    "logic": "Added rules for each piece of feedback.",
+                    "update_prompt": new != current,
+                    "new_prompt": new,
+                },
+            )
+        ]
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# The planner.
+
+
+def plan_tool_calls(
+    messages: Sequence[BaseMessage], tools: Sequence[dict], tool_choice: Any, grade: Any = None
+) -> list[tuple[str, dict]] | None:
+    """Tool calls (name, args) for this request, or None to reply with text."""
+    specs = {t.name: t for t in tool_specs(tools)}
+    if not specs or tool_choice == "none" or tool_choice is False:
+        return None
+    forced_name = chosen_name(tool_choice)
+    if forced_name and forced_name not in specs:
+        raise ValueError(
+            f"tool_choice {forced_name!r} is not among the bound tools {sorted(specs)}"
+        )
+    forced = forced_name is not None or tool_choice in ("any", "required", True)
+    ctx = read_context(messages)
+    filler = Filler(ctx, grade)
+
+    if "PatchFunctionErrors" in specs and any(m.type == "tool" for m in messages):
+        return _repair(ctx, specs, filler)
+    optimizer = (
+        _optimizer(ctx, specs, forced_name)
+        if (
+            {"think", "critique", "recommend", "OptimizedPromptOutput", "GeneralResponse"}
+            & set(specs)
+        )
+        else None
+    )
+    if optimizer:
+        return optimizer
+    if "Done" in specs and any(m.type == "tool" for m in messages):
+        return [("Done", {})]  # a later step of LangMem's multi-step loop: everything was extracted
+    if ctx.existing and ("PatchDoc" in specs or "RemoveDoc" in specs):
+        if not forced_name or forced_name in ("PatchDoc", "RemoveDoc"):
+            return _patch_doc(ctx, specs, filler)
+
+    if forced_name:
+        return _fill_forced(specs[forced_name], ctx, filler)
+    if forced or (_is_extraction(ctx) and all(_kind(t) == "other" for t in specs.values())):
+        candidates = [t for n, t in specs.items() if n not in ("Done", "PatchDoc", "RemoveDoc")]
+        if len(candidates) == 1 or all(_kind(t) == "other" for t in candidates):
+            tool = candidates[0] if len(candidates) == 1 else _best_schema_tool(candidates, filler)
+            return _fill_forced(tool, ctx, filler)
+    return _agent_policy(ctx, specs, filler, forced)
+
+
+_EXTRACT = re.compile(
+    r"\b(?:extract|memor(?:y|ies)|record|call (?:the|this|a) (?:tool|function)|structured)\b", re.I
+)
+
+
+def _is_extraction(ctx: Context) -> bool:
+    """A request to extract into the bound schemas rather than a chat turn."""
+    return ctx.transcript or bool(_EXTRACT.search(ctx.instructions))
+
+
+def _fill_forced(tool: ToolSpec, ctx: Context, filler: Filler) -> list[tuple[str, dict]]:
+    kind = _kind(tool)
+    if kind in ("memory_search", "kb_search"):
+        return [
+            (tool.name, q) for q in _search_args(tool, ctx, filler, many=kind == "memory_search")
+        ]
+    if kind == "memory_write" or _is_per_fact(tool):
+        facts = per_fact_facts(ctx)
+        if facts:
+            return [(tool.name, _write_args(tool, ctx, filler, f)) for f in facts]
+        notes = memory_notes(ctx)
+        if notes and kind == "memory_write":
+            return [(tool.name, _write_args(tool, ctx, filler, None, n)) for n in notes]
+    return [(tool.name, filler.fill(tool.parameters))]
+
+
+def _search_args(tool: ToolSpec, ctx: Context, filler: Filler, many: bool) -> list[dict]:
+    base = filler.fill(tool.parameters)
+    qkey = next((n for n in tool.properties if concept(n, tool.properties[n]) == "query"), None)
+    if qkey is None:
+        return [base]
+    queries = []
+    question = search_query(ctx)
+    if question:
+        for predicate, _ in ask_about_all(question):
+            if predicate in PREDICATE_PHRASES:
+                queries.append(
+                    PREDICATE_PHRASES[predicate].format(s="User", p=predicate, v="").strip()
+                )
+        queries.append(question)
+    if many:
+        queries += [fact_text(f) for f in per_fact_facts(ctx)]
+    queries = list(dict.fromkeys(q for q in queries if q))[:MAX_SEARCH_CALLS] or [
+        base.get(qkey, "")
+    ]
+    return [{**{k: v for k, v in base.items() if k != qkey}, qkey: q} for q in queries]
+
+
+def _write_args(
+    tool: ToolSpec, ctx: Context, filler: Filler, fact: Fact | None, note: str | None = None
+) -> dict:
+    args = filler.fill(tool.parameters, fact)
+    props = tool.properties
+    if "content" in props and note:
+        args["content"] = note
+    if "action" in props:
+        existing_id = _known_memory_id(ctx, fact) if fact else None
+        actions = _resolve(props["action"], tool.parameters).get("enum", ["create"])
+        if existing_id and "update" in actions:
+            args["action"], args["id"] = "update", existing_id
+        else:
+            args["action"] = "create" if "create" in actions else actions[0]
+            args.pop("id", None)
+    return args
+
+
+def _known_memory_id(ctx: Context, fact: Fact) -> str | None:
+    """Key of a memory seen in an earlier search result that holds the same slot as `fact`."""
+    for m in ctx.messages:
+        if m.type != "tool":
+            continue
+        try:
+            items = json.loads(_text(m))
+        except (ValueError, TypeError):
+            continue
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict) or "key" not in item:
+                continue
+            for old in extract_facts(_record_text(item.get("value", {})), False):
+                if _same_slot(old, fact):
+                    return item["key"]
+    return None
+
+
+def _agent_policy(
+    ctx: Context, specs: dict[str, ToolSpec], filler: Filler, forced: bool
+) -> list[tuple[str, dict]] | None:
+    """tool_choice auto: search memory before answering, write memory when the user shares
+    details, search the knowledge base for domain questions, answer once results are in."""
+    if any(m.type == "tool" for m in ctx.after_last_user()) and not forced:
+        return None
+    kinds: dict[str, list[ToolSpec]] = {}
+    for t in specs.values():
+        kinds.setdefault(_kind(t), []).append(t)
+    last = ctx.last_user
+    calls: list[tuple[str, dict]] = []
+    facts = [f for f in extract_facts(last, True)]
+    remember = bool(_REMEMBER.search(last))
+    if (facts or remember) and kinds.get("memory_write"):
+        tool = kinds["memory_write"][0]
+        latest_ctx = Context(ctx.messages, [Turn("user", last)], existing=ctx.existing)
+        fs = per_fact_facts(latest_ctx)
+        if fs:
+            calls += [(tool.name, _write_args(tool, ctx, filler, f)) for f in fs]
+        else:
+            calls += [
+                (tool.name, _write_args(tool, ctx, filler, None, n))
+                for n in memory_notes(latest_ctx)
+            ]
+    questions = [s for s in split_sentences(last) if _QUESTION.search(s)]
+    if questions:
+        q = questions[-1]
+        personal = ask_about(q) or re.search(
+            r"\b(?:my|me|i|we|our|last time|remember|earlier|before)\b", q, re.I
+        )
+        if kinds.get("memory_search") and (personal or not kinds.get("kb_search")):
+            tool = kinds["memory_search"][0]
+            calls += [
+                (tool.name, a)
+                for a in _search_args(
+                    tool, Context(ctx.messages, [Turn("user", q)]), filler, many=False
+                )
+            ]
+        if kinds.get("kb_search") and not ask_about(q):
+            tool = kinds["kb_search"][0]
+            calls += [
+                (tool.name, a)
+                for a in _search_args(
+                    tool, Context(ctx.messages, [Turn("user", q)]), filler, many=False
+                )
+            ]
+    if not calls and forced:
+        tool = next(iter(specs.values()))
+        return _fill_forced(tool, ctx, filler)
+    return calls or None
