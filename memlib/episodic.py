@@ -25,7 +25,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, convert_to_messages
+from langchain_core.messages import SystemMessage, convert_to_messages
 from langgraph.store.base import BaseStore, Item
 from pydantic import BaseModel, Field, StringConstraints
 
@@ -55,7 +55,7 @@ class Episode(BaseModel):
 
 
 EXTRACTION_PROMPT = (
-    "You write episodic memories for an assistant. Read the finished conversation below and "
+    "You write episodic memories for an assistant. Read the finished conversation that follows and "
     "record it as one episode: the situation (what the user needed), the approach (what was "
     "tried), the outcome (what worked or failed) and the lesson (what to do next time on a "
     "similar task). Use only what the conversation says."
@@ -110,16 +110,6 @@ def to_datetime(value: Any, name: str = "date") -> datetime:
     return dt.astimezone(timezone.utc)
 
 
-def _transcript(messages: Sequence[BaseMessage]) -> str:
-    roles = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
-    lines = []
-    for m in messages:
-        text = str(m.text)
-        if text.strip():
-            lines.append(f"{roles.get(m.type, m.type)}: {text.strip()}")
-    return "\n".join(lines)
-
-
 def extract_episode(model, messages: Sequence[Any]) -> Episode:
     """Turn a finished conversation into an Episode with the model's structured output. Introduced in notebooks/03_episodic_recall.ipynb."""
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
@@ -132,9 +122,8 @@ def extract_episode(model, messages: Sequence[Any]) -> Episode:
             f"got message types {sorted(kinds)}"
         )
     structured = model.with_structured_output(Episode)
-    result = structured.invoke(
-        [SystemMessage(EXTRACTION_PROMPT), HumanMessage("Conversation:\n" + _transcript(msgs))]
-    )
+    # The conversation goes in as messages, so the model sees who said what.
+    result = structured.invoke([SystemMessage(EXTRACTION_PROMPT), *msgs])
     # Some backends hand back a dict; validate either way so an empty field never gets stored.
     return Episode.model_validate(result.model_dump() if isinstance(result, BaseModel) else result)
 

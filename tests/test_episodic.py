@@ -345,10 +345,10 @@ def test_extract_episode_sends_the_whole_transcript_and_validates():
     assert ep == DATES
     messages, kwargs = model.seen[0]
     assert kwargs["tools"][0]["function"]["name"] == "Episode"
-    prompt = messages[-1].content
-    for turn in CONVERSATION:
-        assert turn["content"] in prompt
-    assert "user: The May" in prompt and "assistant: One site" in prompt
+    assert messages[0].type == "system" and "episode" in messages[0].content
+    assert [(m.type, m.content) for m in messages[1:]] == [
+        ("human" if t["role"] == "user" else "ai", t["content"]) for t in CONVERSATION
+    ]
 
 
 def test_extract_episode_rejects_empty_fields_from_the_model():
@@ -382,15 +382,14 @@ def test_offline_model_extracts_episodes_from_the_fixture_conversations():
         pytest.skip("OfflineChatModel has no structured output yet (stage 2)")
     for conv in load_conversations():
         ep = extract_episode(model, conv["messages"])
-        text = " ".join(m["content"] for m in conv["messages"])
         for f in EPISODE_FIELDS:
             value = getattr(ep, f)
             assert len(value.split()) >= 3, (conv["id"], f, value)
         # Extractive: the situation comes from what the user said.
         first_words = set(conv["messages"][0]["content"].lower().split())
         assert len(first_words & set(ep.situation.lower().split())) >= 3, ep.situation
-        assert ep.lesson.lower() != ep.situation.lower()
-        assert all(w in text.lower() for w in ep.lesson.lower().split()[:2])
+        values = [getattr(ep, f).strip().lower() for f in EPISODE_FIELDS]
+        assert len(set(values)) == 4, values  # four different parts, not one sentence copied
 
 
 # Fixtures and the planted recall@k
