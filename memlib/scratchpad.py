@@ -198,6 +198,8 @@ def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]
 
         def grade_structured(question: str, doc: dict) -> tuple[bool, str]:
             result = structured.invoke(messages(question, doc))
+            if result is None:
+                raise ValueError(f"the model returned no Grade for document {doc['id']!r}")
             if isinstance(result, dict):
                 result = Grade.model_validate(result)
             return bool(result.relevant), result.reason
@@ -226,6 +228,10 @@ def review_problem(decision, kept: list[str]) -> str | None:
     """What is wrong with a reviewer's resume value, or None if it is usable."""
     if not isinstance(decision, dict) or not ({"approve", "drop"} & decision.keys()):
         return f"expected {{'approve': True}} or {{'drop': [ids]}}, got {decision!r}"
+    if "approve" in decision and decision["approve"] is not True:
+        return (
+            f"'approve' must be True (to reject evidence, use 'drop'), got {decision['approve']!r}"
+        )
     drop = decision.get("drop") or []
     if isinstance(drop, str) or not isinstance(drop, list | tuple):
         return f"'drop' must be a list of document ids, got {drop!r}"

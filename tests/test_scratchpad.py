@@ -313,6 +313,8 @@ def test_time_travel_replays_the_same_answer(index, model, uninterrupted):
         ({"drop": ["z"]}, "unknown ids ['z']"),
         ("yes", "got 'yes'"),
         ({}, "expected"),
+        ({"approve": False}, "'approve' must be True"),
+        ({"approve": "yes"}, "'approve' must be True"),
     ],
 )
 def test_review_problem(decision, problem):
