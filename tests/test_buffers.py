@@ -429,3 +429,11 @@ def test_summary_buffer_properties(history, slack):
             assert len(turn_starts(out[1:])) == 1 and isinstance(out[1], HumanMessage)
         assert buf.dropped + len(buf) == len(fed)
         assert bool(buf.summary) == (buf.dropped > 0)
+
+
+def test_turn_topics_label_every_user_turn():
+    from memlib.buffers import turn_topics
+
+    topics = turn_topics("long_chat")
+    assert len(topics) == 200 and None not in topics
+    assert len(set(topics)) == 25 and topics[0] == "variables and types"
