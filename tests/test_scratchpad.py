@@ -320,3 +320,42 @@ def test_time_travel_replays_the_same_answer(index, model, uninterrupted):
 def test_review_problem(decision, problem):
     found = review_problem(decision, ["a", "b"])
     assert found is None if problem is None else problem in found
+
+
+def test_thin_evidence_searches_the_same_part_deeper_then_stops(index, model):
+    app = build_research_graph(index, model, max_iterations=3).compile()
+    state = app.invoke(new_research("When is the coffee machine descaled?"))
+    plans = [n for n in state["reasoning_notes"] if n.startswith("plan")]
+    assert len(plans) == 3 and all("searched before" in p for p in plans[1:]), plans
+    retrieved = [d["id"] for d in state["retrieved_docs"]]
+    assert len(retrieved) == 12 == len(set(retrieved)), "each round must bring unseen documents"
+    assert research_summary(state)["cited"] == ["coffee-machine"]
+    assert "out_of_iterations" in state["reasoning_notes"][-1]
+
+
+def test_research_stops_when_the_corpus_is_exhausted(model):
+    small = CorpusIndex(
+        [
+            {
+                "id": f"d{i}",
+                "title": title,
+                "text": text,
+                "updated": "2024-01-01",
+                "topic": "office",
+                "superseded_by": None,
+            }
+            for i, (title, text) in enumerate(
+                [
+                    ("Parking", "Visitors park near reception."),
+                    ("Chess", "The chess club meets on Wednesdays."),
+                    ("Printer", "Print jobs are released with your badge."),
+                ]
+            )
+        ],
+        MiniLMEmbeddings(),
+    )
+    app = build_research_graph(small, model, k=2, max_iterations=10).compile()
+    state = app.invoke(new_research("How often is the search index rebuilt?"))
+    assert state["iteration"] == 3 and len(state["retrieved_docs"]) == 3
+    assert "exhausted" in state["reasoning_notes"][-1]
+    assert "do not answer" in state["messages"][-1].content
