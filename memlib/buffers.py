@@ -174,8 +174,9 @@ def trim_to_budget(
     Wraps `trim_messages(strategy="last", include_system=True, start_on="human")` and fixes what
     it gets wrong on its own: it returns a system prompt larger than the budget (over budget,
     silently), it returns no turn at all when the latest one does not fit (the question vanishes),
-    and it charges the per-prompt reply overhead twice. Here the first two raise ValueError.
-    Introduced in notebooks/01_conversation_buffers.ipynb.
+    and it charges the per-prompt reply overhead twice. Here the first two raise ValueError and
+    the overhead is given back. `start_on="human"` is what keeps tool-call pairs together: the
+    kept part always starts at a turn. Introduced in notebooks/01_conversation_buffers.ipynb.
     """
     _check_budget("max_tokens", max_tokens)
     counter = token_counter or TokenCounter()
