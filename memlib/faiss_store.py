@@ -226,7 +226,7 @@ class FaissStore(BaseStore):
         index: IndexConfig | None = None,
         index_type: str = "flat",
         hnsw_m: int = 32,
-        ef_construction: int = 200,
+        ef_construction: int = 100,
         ef_search: int = 128,
         rebuild_fraction: float = 0.25,
         exact_threshold: int = 4096,
@@ -270,6 +270,7 @@ class FaissStore(BaseStore):
         self._tombstones: set[int] = set()  # HNSW ids of deleted vectors, still in the graph
         self._next_id = 0
         self._n_unindexed = 0  # live items with no vector
+        self._ns_nvec: dict[tuple[str, ...], int] = {}  # live vectors per namespace
         self._index = self._new_index() if self.dims else None
 
         if self.path is not None and (self.path / "manifest.json").exists():
@@ -525,8 +526,10 @@ class FaissStore(BaseStore):
         for nk, value in plan.puts.items():
             ns, key = nk
             old_vids = self._vec_ids.pop(nk, None)
-            for vid in (old_vids or {}).values():
-                del self._owner[vid]
+            if old_vids:
+                self._ns_nvec[ns] -= len(old_vids)
+                for vid in old_vids.values():
+                    del self._owner[vid]
             items = self._data.get(ns)
             old = items.get(key) if items is not None else None
             if old is not None and not old_vids:
@@ -547,6 +550,7 @@ class FaissStore(BaseStore):
             ids = new_ids[nk]
             if ids:
                 self._vec_ids[nk] = ids
+                self._ns_nvec[ns] = self._ns_nvec.get(ns, 0) + len(ids)
                 for vid in ids.values():
                     self._owner[vid] = nk
             else:
@@ -606,10 +610,11 @@ class FaissStore(BaseStore):
             return page
 
         need = offset + limit
-        everything = not prefix and not filt
         scoreless: list[Item] | None = None
-        subset = None
-        if not everything:
+        subset: list[int] | None = None
+        accept = None
+        fraction = 1.0
+        if filt:  # filters run in Python over the candidate items
             subset, scoreless = [], []
             for item in self._iter_items(prefix, filt):
                 vids = self._vec_ids.get((item.namespace, item.key))
@@ -617,9 +622,22 @@ class FaissStore(BaseStore):
                     subset.extend(vids.values())
                 else:
                     scoreless.append(item)
-            if not subset and not scoreless:
-                return []
-        ranked = self._rank(qvec, subset, need)
+        else:  # a prefix alone: count its vectors per namespace, no item scan
+            n = len(prefix)
+            matching = [ns for ns in self._data if ns[:n] == prefix]
+            m = sum(self._ns_nvec.get(ns, 0) for ns in matching)
+            if m < len(self._owner):
+                fraction = m / max(1, len(self._owner))
+                if m <= self.exact_threshold or fraction < 0.25:
+                    subset = [
+                        vid
+                        for ns in matching
+                        for key in self._data[ns]
+                        for vid in self._vec_ids.get((ns, key), {}).values()
+                    ]
+                else:  # most vectors qualify: search everything, drop the others
+                    accept = set(matching)
+        ranked = self._rank(qvec, need, subset, accept, fraction)
         out = [
             self._copy_item(self._data[ns][key], score, search=True)
             for score, (ns, key) in ranked[offset:need]
@@ -641,8 +659,19 @@ class FaissStore(BaseStore):
             )
         return out
 
-    def _rank(self, qvec: np.ndarray, subset: list[int] | None, need: int) -> list:
-        """Top `need` items by max inner product over their vectors: [(score, (ns, key))]."""
+    def _rank(
+        self,
+        qvec: np.ndarray,
+        need: int,
+        subset: list[int] | None = None,
+        accept: set | None = None,
+        fraction: float = 1.0,
+    ) -> list:
+        """Top `need` items by max inner product over their vectors: [(score, (ns, key))].
+
+        subset: the only vector ids allowed (exact numpy if small, else a FAISS IDSelector);
+        accept: the only namespaces allowed, checked after an over-fetching FAISS search.
+        """
         if need <= 0 or not self._owner or (subset is not None and not subset):
             return []
         out: list[tuple[float, NsKey]] = []
@@ -652,6 +681,8 @@ class FaissStore(BaseStore):
             for s, vid in zip(scores, ids, strict=False):
                 owner = self._owner.get(int(vid))
                 if owner is None or owner in seen:  # -1, tombstone, or a weaker vector
+                    continue
+                if accept is not None and owner[0] not in accept:
                     continue
                 seen.add(owner)
                 out.append((float(s), owner))
@@ -671,8 +702,11 @@ class FaissStore(BaseStore):
             selector = faiss.IDSelectorBatch(np.asarray(subset, dtype=np.int64))
             reachable = len(subset)
         else:
-            reachable = total - len(self._tombstones)
-        k = min(total, need + (len(self._tombstones) if subset is None else 0))
+            reachable = total - len(self._tombstones) if accept is None else total
+        k = min(
+            total,
+            int(need / max(fraction, 1e-9)) + (len(self._tombstones) if subset is None else 0),
+        )
         query = qvec.reshape(1, -1)
         while True:
             if self.index_type == "hnsw":
@@ -785,6 +819,7 @@ class FaissStore(BaseStore):
         data: dict[tuple[str, ...], dict[str, Item]] = {}
         vec_ids: dict[NsKey, dict[str, int]] = {}
         owner: dict[int, NsKey] = {}
+        ns_nvec: dict[tuple[str, ...], int] = {}
         n_unindexed = 0
         for ns_list, rows in table["namespaces"]:
             ns = tuple(ns_list)
@@ -799,6 +834,7 @@ class FaissStore(BaseStore):
                 )
                 if ids:
                     vec_ids[(ns, key)] = {p: int(v) for p, v in ids.items()}
+                    ns_nvec[ns] = ns_nvec.get(ns, 0) + len(ids)
                     for v in ids.values():
                         owner[int(v)] = (ns, key)
                 else:
@@ -817,4 +853,5 @@ class FaissStore(BaseStore):
         self._tombstones = set(table["tombstones"])
         self._next_id = table["next_id"]
         self._n_unindexed = n_unindexed
+        self._ns_nvec = ns_nvec
         self._index = index
