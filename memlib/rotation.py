@@ -75,8 +75,9 @@ def check_rotation_budgets(threshold: int, keep_last: int, summary_words: int) -
         )
 
 
-def _check_tool_structure(messages: Sequence[BaseMessage]) -> None:
-    """Raise ValueError for histories a chat provider would reject (or that lack ids)."""
+def check_tool_pairs(messages: Sequence[BaseMessage]) -> None:
+    """Raise ValueError for a history a chat provider would reject: an orphan ToolMessage, a tool
+    call without its results, a stored SystemMessage, or a message without an id."""
     pending: dict[str, int] = {}  # tool_call_id -> index of the AI message that made the call
     for i, m in enumerate(messages):
         if not isinstance(m, BaseMessage):
@@ -123,11 +124,19 @@ def split_for_summary(
     """
     _positive_int("keep_last", keep_last)
     messages = list(messages)
-    _check_tool_structure(messages)
+    check_tool_pairs(messages)
     cut = max(0, len(messages) - keep_last)
     while cut < len(messages) and isinstance(messages[cut], ToolMessage):
         cut += 1
     return messages[:cut], messages[cut:]
+
+
+def message_shape(messages: Iterable[BaseMessage]) -> str:
+    """A compact picture of a history: 'H A* T A' (human, AI with tool calls, tool, AI)."""
+    letters = {"human": "H", "ai": "A", "tool": "T", "system": "S"}
+    return " ".join(
+        letters.get(m.type, "?") + ("*" if getattr(m, "tool_calls", None) else "") for m in messages
+    )
 
 
 def format_transcript(messages: Iterable[BaseMessage]) -> str:

@@ -27,10 +27,12 @@ from memlib.rotation import (
     PromptRecorder,
     build_rotation_graph,
     check_rotation_budgets,
+    check_tool_pairs,
     compress_node,
     format_table,
     format_transcript,
     load_user_turns,
+    message_shape,
     prompt_with_summary,
     run_turns,
     split_for_summary,
@@ -428,3 +430,11 @@ def test_earlier_facts_and_strategy_table():
     assert text.splitlines()[1].split() == ["rotation", "2"]
     with pytest.raises(ValueError, match="facts_by_turn"):
         _run(graph, TURNS[:2], thread="x", facts_by_turn=[[]])
+
+
+def test_message_shape_and_public_check():
+    msgs = [_h(), _ai("", ["s1"]), _tool("s1"), _ai()]
+    assert message_shape(msgs) == "H A* T A"
+    check_tool_pairs(msgs)
+    with pytest.raises(ValueError, match="orphan"):
+        check_tool_pairs(msgs[2:])

@@ -7,10 +7,17 @@ EXPECT = {
     "demo_summary_calls": ("==", 2),  # turns 5 and 9
     "demo_turn11_summary_has_turn1_facts": ("true",),
     "demo_summary_words": ("between", 10, 130),  # asked for at most 120
+    # in-place mutation under durability="sync": 3 turns, the checkpoint keeps all 6
+    "in_place_mutation_returned_messages": ("==", 2),
+    "in_place_mutation_checkpoint_messages": ("==", 6),
     # tool-call groups
     "naive_tail_starts_with_orphan": ("true",),
     "split_tail_starts_with_orphan": ("false",),
     "langmem_leaves_orphan_tool_message": ("true",),  # langmem#126, open upstream
+    "agent_tool_call_groups": (">=", 1),
+    "agent_compressions": (">=", 1),
+    "agent_naive_cuts_orphaning": (">=", 1),
+    "agent_max_messages_in_state": ("<=", 8),
     # four strategies, 50 turns
     "full_messages_in_state_turn50": ("==", 100),
     "trim_messages_in_state_turn50": ("==", 100),
