@@ -1,0 +1,73 @@
+"""Keeps benchmarks/recall_latency.py from rotting: its functions at tiny n, and one CLI run."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "recall_latency.py"
+FIELDS = {"store", "n", "p50_ms", "p95_ms", "recall_at_10", "rss_mb"}
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("recall_latency", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dataset_is_clustered_unit_vectors(bench):
+    items, queries = bench.make_dataset(500, 20)
+    assert items.shape == (500, 384) and queries.shape == (20, 384)
+    assert np.allclose(np.linalg.norm(items, axis=1), 1, atol=1e-5)
+    truth = bench.exact_top_k(items, queries)
+    sims = queries @ items.T
+    # Nearest neighbours are much closer than a random item: the data has structure.
+    assert np.take_along_axis(sims, truth[:, :1], axis=1).mean() > 5 * np.abs(sims).mean()
+    assert (np.diff(np.take_along_axis(sims, truth, axis=1), axis=1) <= 1e-6).all()
+
+
+@pytest.mark.parametrize("kind", ["inmemory", "faiss_flat", "faiss_hnsw", "numpy"])
+def test_run_one_at_tiny_n(bench, kind):
+    rows = bench.run_one(kind, 500, 20)
+    assert rows and all(FIELDS <= set(r) for r in rows)
+    by_store = {r["store"]: r for r in rows}
+    if kind == "faiss_hnsw":
+        assert set(by_store) == {
+            "faiss_hnsw",
+            "faiss_hnsw_ef16",
+            "faiss_hnsw_ef32",
+            "faiss_hnsw_ef64",
+        }
+        assert by_store["faiss_hnsw"]["recall_at_10"] >= 0.95
+    else:
+        assert by_store[kind]["recall_at_10"] == 1.0  # exact search finds the exact top-10
+    for r in rows:
+        assert r["n"] == 500 and r["n_queries"] == 20
+        assert 0 < r["p50_ms"] <= r["p95_ms"]
+
+
+def test_cli_writes_json_and_table(bench, tmp_path, capsys):
+    out = tmp_path / "rows.json"
+    rows = bench.main(
+        ["--sizes", "300", "--queries", "20", "--stores", "faiss_flat", "numpy", "--out", str(out)]
+    )
+    assert json.loads(out.read_text()) == rows
+    assert {r["store"] for r in rows} == {"faiss_flat", "numpy"}
+    printed = capsys.readouterr().out
+    assert "recall@10" in printed and "faiss_flat" in printed
+
+
+def test_targets_are_judged_from_rows(bench):
+    rows = [
+        {"store": "inmemory", "n": 10_000, "p50_ms": 200.0, "rss_mb": 200.0},
+        {"store": "faiss_flat", "n": 10_000, "p50_ms": 4.0, "rss_mb": 40.0},
+    ]
+    assert bench.check_targets(rows) == [
+        "FAIL  exact FAISS at 10k is 50x faster than InMemoryStore (target 100x)"
+    ]
+    rows[1]["p50_ms"] = 1.0
+    assert bench.check_targets(rows)[0].startswith("PASS")
