@@ -1,16 +1,51 @@
-"""memlib: the small library behind the memlib notebooks. One module per memory layer."""
+"""memlib: the small library behind the memlib notebooks. One module per memory layer.
 
-from memlib.models import describe_backend, embedding_dims, get_chat_model, get_embeddings
-from memlib.testing import record
-from memlib.tokens import TokenCounter, count_message_tokens, count_text_tokens
+Everything listed in __all__ can be imported from `memlib` directly; modules load on first use, so
+`from memlib import record` does not pull in LangGraph or FAISS.
+"""
 
-__all__ = [
-    "TokenCounter",
-    "count_message_tokens",
-    "count_text_tokens",
-    "describe_backend",
-    "embedding_dims",
-    "get_chat_model",
-    "get_embeddings",
-    "record",
-]
+from importlib import import_module
+
+_EXPORTS = {
+    "models": ["describe_backend", "embedding_dims", "get_chat_model", "get_embeddings"],
+    "testing": ["record"],
+    "tokens": ["TokenCounter", "count_message_tokens", "count_text_tokens"],
+    "embeddings": ["MiniLMEmbeddings"],
+    "offline": ["OfflineChatModel"],
+    "buffers": [
+        "FullBuffer",
+        "SlidingWindowBuffer",
+        "SummaryBuffer",
+        "TokenTrimBuffer",
+        "load_conversation",
+        "tool_pairs_intact",
+        "transcript",
+        "trim_to_budget",
+        "turns",
+        "validate_messages",
+    ],
+    "corpus": ["CorpusIndex", "drop_superseded", "load_corpus"],
+    "scratchpad": [
+        "Grade",
+        "ResearchState",
+        "add_unique",
+        "build_research_graph",
+        "merge_by_id",
+        "new_research",
+        "research_summary",
+    ],
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        value = getattr(import_module(f"memlib.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'memlib' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
