@@ -4,17 +4,22 @@ Provides:
 - `SummaryState`: `messages` (with LangGraph's `add_messages` reducer, which understands
   `RemoveMessage`) plus `summary`, a plain string.
 - `split_for_summary`: where to cut a history so that an AI tool-call message and its
-  ToolMessages always land on the same side (LangMem's summarizer can split them: langmem#98, #126).
+  ToolMessages always land on the same side (LangMem's summarizer can split them: langmem#98, #126);
+  `check_tool_pairs` raises on a history a provider would reject; `message_shape` draws one.
 - `summary_request` / `prompt_with_summary`: the prompt that asks for a budgeted summary folding in
   the previous one, and the chat prompt with the summary injected into the system message.
 - `chat_node`, `compress_node`, `route_after_chat`, `build_rotation_graph`: the graph pieces.
 - `PromptRecorder`: a callback handler recording every chat-model call by graph node with its
   prompt tokens, so a notebook can count summarization calls and see what the model was shown.
-- `run_turns`: feed user turns through a compiled graph and collect per-turn measurements.
+- `run_turns`: feed user turns through a compiled graph and collect per-turn measurements;
+  `strategy_table`, `format_table`, `plot_strategies` summarize them; `load_user_turns` reads the
+  scripted conversation in data/conversations/.
 
-Leaves out: token-based thresholds (this compresses on message count), retrieval of what was
-summarized away (the summary is all that remains of it), and pruning old checkpoints (rotation
-shrinks the current state; earlier checkpoints in the checkpointer still hold the old messages).
+Leaves out: token-based thresholds (this compresses on message count), keeping a straddling
+tool-call group verbatim (it goes into the summary, so the kept part never exceeds keep_last),
+compressing in the middle of a tool loop (the graph only compresses after a final answer),
+retrieval of what was summarized away (the summary is all that remains of it), and pruning old
+checkpoints (rotation shrinks the current state; earlier checkpoints still hold old messages).
 """
 
 from __future__ import annotations
