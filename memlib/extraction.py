@@ -159,10 +159,14 @@ PREDICATE_LABELS = {
     "uses": "tools",
 }
 
-_END = r"(?=\s+(?:and|but|because|so|since|where|which|who|though|although|while|when|if|as|now|last|next|yesterday|today|tomorrow|recently|ago|these days)\b|\s*[.,;!?\n(]|\s+-\s|$)"
+# Words that end a captured value ("Acme as a data engineer" -> "Acme").
+_STOP = r"and|but|because|so|since|where|which|who|though|although|while|when|if|as|now|last|next|yesterday|today|tomorrow|recently|ago|these days|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in \d{4}|on \w+day|since"
+_END = r"(?=\s+(?i:" + _STOP + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
 _VAL = r"(?P<value>[^.,;!?\n]{1,60}?)" + _END
-_VAL_ROLE = r"(?P<value>[^.,;!?\n]{1,40}?)" + _END.replace(
-    "(?:and|", "(?:at|for|with|in|on|and|", 1
+_VAL_ROLE = (
+    r"(?P<value>[^.,;!?\n]{1,40}?)(?=\s+(?i:at|for|with|in|on|"
+    + _STOP
+    + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
 )
 _NAME = r"(?P<value>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\b"
 _ART = r"(?:(?:a|an|the)\s+)?"
@@ -183,7 +187,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         (
             "role",
             r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+)?(?:work(?:ing)?|employed) as|\bmy (?:job title|job|role|title|position|occupation) is"
-            r"|\bi work at [^.,;!?\n]{1,40}? as|\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s))\s+"
+            r"|\bi(?:'m| am)?\s*(?:work(?:ing)?|employed)\s+(?:at|for|by|with)\s+[^.,;!?\n]{1,60}?\s+as|\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s))\s+"
             + _ART
             + _VAL_ROLE,
         ),
@@ -195,8 +199,8 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         (
             "location",
             r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+)?(?:live|living|based|located|staying|residing)\s+in"
-            r"|\bi(?:'ve| have)?\s*(?:just\s+|recently\s+)?(?:moved|relocated)\s+to|\bi(?:'m| am) from)\s+"
-            + _VAL,
+            r"|\b(?:i|we)(?:'ve| have)?\s*(?:just\s+|recently\s+)?(?:moved|relocated)\s+to"
+            r"|\bwe(?:'re| are)?\s*(?:live|living|based)\s+in|\bi(?:'m| am) from)\s+" + _VAL,
         ),
         (
             "favourite",

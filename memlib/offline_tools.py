@@ -916,35 +916,32 @@ def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tu
                 value = _empty(spec, schema or {})
             patches.append({"op": "add", "path": path, "value": value})
             notes.append(f"{loc}: field required -> added")
-        elif kind in ("string_too_long", "too_long"):
-            limit = re.search(r"at most (\d+)", message)
-            n = int(limit.group(1)) if limit else 50
-            fixed = current[:n] if isinstance(current, (str, list)) else current
+        elif kind in ("string_too_long", "too_long") or re.search(r"at most \d+", message):
+            fixed, note = _shorten(current, message)
             patches.append({"op": "replace", "path": path, "value": fixed})
-            notes.append(f"{loc}: shortened to {n}")
+            notes.append(f"{loc}: {note}")
         elif kind in ("literal_error", "enum"):
             choices = re.findall(r"'([^']+)'", message.split("should be", 1)[-1])
-            patches.append(
-                {
-                    "op": "replace",
-                    "path": path,
-                    "value": _closest_enum(current, choices) or choices[0],
-                }
-            )
-            notes.append(f"{loc}: chose an allowed value")
+            value = _closest_enum(current, choices) or choices[0]
+            patches.append({"op": "replace", "path": path, "value": value})
+            notes.append(f"{loc}: {current!r} is not allowed -> {value!r}")
         elif kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
             bound = re.search(r"(-?\d+(?:\.\d+)?)", message)
             if bound:
-                patches.append(
-                    {
-                        "op": "replace",
-                        "path": path,
-                        "value": type(current)(float(bound.group(1)))
-                        if isinstance(current, (int, float))
-                        else float(bound.group(1)),
-                    }
+                limit = float(bound.group(1))
+                step = 0 if kind.endswith("_equal") else (1 if kind.startswith("greater") else -1)
+                value = (
+                    limit + step if isinstance(current, int) or "." not in bound.group(1) else limit
                 )
-                notes.append(f"{loc}: clamped to {bound.group(1)}")
+                value = int(value) if float(value).is_integer() else value
+                patches.append({"op": "replace", "path": path, "value": value})
+                notes.append(f"{loc}: {current!r} out of range -> {value!r}")
+        elif kind == "value_error" and loc.split(".")[-1] not in set(
+            (spec or {}).get("required", [])
+        ):
+            notes.append(
+                f"{loc}: custom validation failed ({message}); left for the schema to judge"
+            )
         else:
             target_spec = _resolve(spec, schema or {}) if spec else {}
             fixed = _coerce(current, target_spec, schema or {}) if target_spec else None
@@ -952,7 +949,7 @@ def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tu
                 fixed = _empty(target_spec, schema or {}) if target_spec else None
             if fixed is not None:
                 patches.append({"op": "replace", "path": path, "value": fixed})
-                notes.append(f"{loc}: {kind} -> converted")
+                notes.append(f"{loc}: {kind} -> converted {current!r} to {fixed!r}")
     return [
         (
             "PatchFunctionErrors",
@@ -963,6 +960,22 @@ def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tu
             },
         )
     ]
+
+
+def _shorten(current: Any, message: str) -> tuple[Any, str]:
+    """Cut a value to the limit an error message states ("at most 20 characters / words / items")."""
+    m = re.search(r"at most (\d+)\s*(characters?|words?|items?|elements?)?", message)
+    n = int(m.group(1)) if m else 50
+    unit = (m.group(2) or "characters") if m else "characters"
+    if isinstance(current, list):
+        return current[:n], f"kept the first {n} items"
+    text = str(current or "")
+    if unit.startswith("word"):
+        return " ".join(text.split()[:n]), f"shortened to {n} words"
+    cut = text[:n]
+    if len(text) > n and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]  # do not end mid-word
+    return cut, f"shortened to at most {n} characters"
 
 
 _PYDANTIC_ERROR = re.compile(r"^(?P<loc>[\w.\[\]-]+)\n\s+(?P<msg>.*?)\s*\[type=(?P<type>\w+)", re.M)

@@ -1,0 +1,274 @@
+"""LangMem and LangGraph driven end to end by OfflineChatModel, offline: memory manager
+(insert / update / delete), store manager on a semantic index, ReAct agent with memory tools
+across threads, ReflectionExecutor debounce, prompt optimizer, and unseen conversations."""
+
+import time
+import warnings
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+
+from memlib.embeddings import MiniLMEmbeddings
+from memlib.offline import OfflineChatModel
+
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+MODEL = OfflineChatModel()
+
+
+@pytest.fixture(scope="module")
+def embeddings():
+    return MiniLMEmbeddings()
+
+
+def new_store(embeddings):
+    from langgraph.store.memory import InMemoryStore
+
+    return InMemoryStore(index={"dims": 384, "embed": embeddings})
+
+
+def contents(memories) -> list[str]:
+    out = []
+    for m in memories:
+        c = m.content
+        out.append(c["content"] if isinstance(c, dict) else getattr(c, "content", repr(c)))
+    return out
+
+
+def as_existing(memories):
+    return [
+        (m.id, "Memory", m.content if isinstance(m.content, dict) else m.content.model_dump())
+        for m in memories
+        if not type(m.content).__name__ == "RemoveDoc"
+    ]
+
+
+def test_memory_manager_insert_update_delete_over_three_turns():
+    from langmem import create_memory_manager
+
+    manager = create_memory_manager(MODEL, enable_deletes=True)
+    turn1 = manager.invoke(
+        {
+            "messages": [
+                HumanMessage("Hi, I'm Alice. I work at Acme as a data engineer and I like hiking.")
+            ]
+        }
+    )
+    assert sorted(contents(turn1)) == sorted(
+        [
+            "User's name is Alice.",
+            "User works at Acme.",
+            "User works as a data engineer.",
+            "User prefers hiking.",
+        ]
+    )
+    employer_id = next(m.id for m in turn1 if "Acme" in m.content.content)
+
+    turn2 = manager.invoke(
+        {
+            "messages": [HumanMessage("I just joined Globex. My favourite language is Rust.")],
+            "existing": as_existing(turn1),
+        }
+    )
+    by_id = {m.id: c for m, c in zip(turn2, contents(turn2), strict=True)}
+    assert (
+        by_id[employer_id] == "User works at Globex."
+    )  # patched in place: the newer statement wins
+    assert "User's favourite language is Rust." in by_id.values()  # inserted
+    assert not any("Acme" in c for c in by_id.values())
+
+    turn3 = manager.invoke(
+        {
+            "messages": [HumanMessage("Please forget that I like hiking.")],
+            "existing": as_existing(turn2),
+        }
+    )
+    removed = [m for m in turn3 if type(m.content).__name__ == "RemoveDoc"]
+    hiking_id = next(m.id for m in turn1 if "hiking" in m.content.content)
+    assert [m.id for m in removed] == [hiking_id]
+    kept = [c for m, c in zip(turn3, contents(turn3), strict=True) if m not in removed]
+    assert "User works at Globex." in kept and "User's name is Alice." in kept
+
+
+def test_store_manager_on_semantic_index_updates_in_place(embeddings):
+    from langmem import create_memory_store_manager
+
+    store = new_store(embeddings)
+    manager = create_memory_store_manager(MODEL, namespace=("facts", "{user_id}"), store=store)
+    config = {"configurable": {"user_id": "bob"}}
+    manager.invoke(
+        {
+            "messages": [
+                HumanMessage(
+                    "I'm Bob and I work at Initech as a product manager. I live in Austin."
+                )
+            ]
+        },
+        config=config,
+    )
+    first = {i.key: i.value["content"]["content"] for i in store.search(("facts", "bob"))}
+    assert "User lives in Austin." in first.values() and len(first) == 4
+
+    manager.invoke({"messages": [HumanMessage("I moved to Denver last month.")]}, config=config)
+    second = {i.key: i.value["content"]["content"] for i in store.search(("facts", "bob"))}
+    assert set(second) == set(first)  # same keys: updated, not duplicated
+    assert (
+        "User lives in Denver." in second.values()
+        and "User lives in Austin." not in second.values()
+    )
+
+    hit = store.search(("facts", "bob"), query="Which city is the user based in?", limit=1)[0]
+    assert hit.value["content"]["content"] == "User lives in Denver."
+
+
+def test_store_manager_with_query_model_searches_first(embeddings):
+    from langmem import create_memory_store_manager
+
+    store = new_store(embeddings)
+    manager = create_memory_store_manager(
+        MODEL, query_model=MODEL, namespace=("facts", "{user_id}"), store=store
+    )
+    config = {"configurable": {"user_id": "cy"}}
+    manager.invoke({"messages": [HumanMessage("I work at Hooli.")]}, config=config)
+    manager.invoke({"messages": [HumanMessage("I now work at Pied Piper.")]}, config=config)
+    values = [i.value["content"]["content"] for i in store.search(("facts", "cy"))]
+    assert values == ["User works at Pied Piper."]
+
+
+def test_react_agent_remembers_across_threads(embeddings):
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.prebuilt import create_react_agent
+    from langmem import create_manage_memory_tool, create_search_memory_tool
+
+    store = new_store(embeddings)
+    namespace = ("memories", "{user_id}")
+    agent = create_react_agent(
+        MODEL,
+        tools=[create_manage_memory_tool(namespace), create_search_memory_tool(namespace)],
+        store=store,
+        checkpointer=InMemorySaver(),
+    )
+    t1 = {"configurable": {"user_id": "carol", "thread_id": "t1"}}
+    out1 = agent.invoke(
+        {"messages": [HumanMessage("Hi! My name is Carol and I work at Umbrella as a nurse.")]}, t1
+    )
+    assert "saved" in out1["messages"][-1].content
+    saved = sorted(i.value["content"] for i in store.search(("memories", "carol")))
+    assert saved == ["User works as a nurse.", "User works at Umbrella.", "User's name is Carol."]
+
+    t2 = {"configurable": {"user_id": "carol", "thread_id": "t2"}}
+    out2 = agent.invoke({"messages": [HumanMessage("What is my name and where do I work?")]}, t2)
+    calls = [c["name"] for m in out2["messages"] for c in getattr(m, "tool_calls", [])]
+    assert calls and set(calls) == {"search_memory"}  # searched before answering
+    answer = out2["messages"][-1].content
+    assert "Carol" in answer and "Umbrella" in answer
+
+    # Another user sees nothing of Carol's.
+    t3 = {"configurable": {"user_id": "dave", "thread_id": "t3"}}
+    out3 = agent.invoke({"messages": [HumanMessage("What is my name?")]}, t3)
+    assert "Carol" not in out3["messages"][-1].content
+    assert "don't know your name" in out3["messages"][-1].content
+
+
+def test_reflection_executor_debounces_to_one_extraction(embeddings):
+    from langmem import ReflectionExecutor, create_memory_store_manager
+
+    store = new_store(embeddings)
+    manager = create_memory_store_manager(MODEL, namespace=("facts", "{user_id}"), store=store)
+    runs = []
+    real_invoke = manager.invoke
+
+    def counting_invoke(*args, **kwargs):
+        runs.append(time.time())
+        return real_invoke(*args, **kwargs)
+
+    manager.invoke = counting_invoke
+    executor = ReflectionExecutor(manager, store=store)
+    config = {"configurable": {"user_id": "dmitri"}}
+    convo = [HumanMessage("I'm Dmitri.")]
+    futures = []
+    for line in ["I work at Stark Industries.", "I live in Riga."]:
+        convo = convo + [AIMessage("Noted."), HumanMessage(line)]
+        futures.append(
+            executor.submit({"messages": convo}, config=config, after_seconds=1, thread_id="th")
+        )
+    futures[-1].result(timeout=60)
+    executor.shutdown(wait=False)
+    assert futures[0].cancelled() and len(runs) == 1
+    values = sorted(i.value["content"]["content"] for i in store.search(("facts", "dmitri")))
+    assert values == [
+        "User lives in Riga.",
+        "User works at Stark Industries.",
+        "User's name is Dmitri.",
+    ]
+
+
+TRAJECTORY = [
+    HumanMessage("How do I reverse a list in Python?"),
+    AIMessage(
+        "There are many ways. Lists are mutable sequences; you can reverse them in place with "
+        "list.reverse(), or make a reversed copy with slicing or reversed()."
+    ),
+]
+
+
+@pytest.mark.parametrize("kind", ["gradient", "metaprompt", "prompt_memory"])
+def test_prompt_optimizer_incorporates_feedback(kind):
+    from langmem import create_prompt_optimizer
+
+    optimizer = create_prompt_optimizer(MODEL, kind=kind)
+    prompt = "You are a Python tutor for {user_name}."
+    feedback = "Too long. Always answer in one sentence and include a code example."
+    better = optimizer.invoke({"trajectories": [(TRAJECTORY, feedback)], "prompt": prompt})
+    assert better.startswith(prompt)  # the original prompt, variables intact
+    assert "Always answer in one sentence and include a code example." in better
+
+
+def test_prompt_optimizer_without_feedback_keeps_prompt():
+    from langmem import create_prompt_optimizer
+
+    optimizer = create_prompt_optimizer(MODEL)
+    prompt = "You are a Python tutor."
+    assert optimizer.invoke({"trajectories": [(TRAJECTORY, "")], "prompt": prompt}) == prompt
+
+
+# Conversations the rules were not written against: other names, employers, phrasings.
+UNSEEN = [
+    (
+        "Hey there, this is Oluwaseun. These days I'm working for Shopify.",
+        {"name": "Oluwaseun", "employer": "Shopify"},
+    ),
+    (
+        "call me Mei-Ling; I'm based in Kuala Lumpur",
+        {"name": "Mei-Ling", "location": "Kuala Lumpur"},
+    ),
+    (
+        "I am employed by the Norwegian Refugee Council as a logistics coordinator.",
+        {"employer": "the Norwegian Refugee Council", "role": "logistics coordinator"},
+    ),
+    (
+        "I'm a pediatric nurse at Great Ormond Street Hospital.",
+        {"role": "pediatric nurse", "employer": "Great Ormond Street Hospital"},
+    ),
+    (
+        "My favorite editor is Helix and I'd rather use tabs than spaces.",
+        {"favourite editor": "Helix", "preference": "tabs than spaces"},
+    ),
+    (
+        "We relocated to Tbilisi in March. I recently started at Bolt.",
+        {"location": "Tbilisi", "employer": "Bolt"},
+    ),
+]
+
+
+@pytest.mark.parametrize("text, expected", UNSEEN)
+def test_generality_on_unseen_conversations(text, expected):
+    from langmem import create_memory_manager
+
+    found = {}
+    for f in __import__("memlib.extraction", fromlist=["extract_facts"]).extract_facts(text):
+        found[f.predicate] = f.value
+    for predicate, value in expected.items():
+        assert found.get(predicate) == value, (text, found)
+    memories = contents(create_memory_manager(MODEL).invoke({"messages": [HumanMessage(text)]}))
+    for value in expected.values():
+        assert any(value in m for m in memories), (value, memories)
