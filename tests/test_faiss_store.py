@@ -867,3 +867,45 @@ def test_langmem_memory_tools_agree_with_inmemory(kind):
         assert a["score"] == pytest.approx(b["score"], abs=1e-4)
         assert a["namespace"] == ["memories", "u7"]
     assert [m["value"] for m in filtered] == [{"content": "likes green tea"}]
+
+
+def run_store_manager(store, use_async):
+    from langmem import create_memory_store_manager
+
+    from memlib.models import get_chat_model
+
+    manager = create_memory_store_manager(
+        get_chat_model(), namespace=("memories", "{user_id}"), store=store
+    )
+    config = {"configurable": {"user_id": "u1"}}
+    turns = [
+        [
+            {"role": "user", "content": "I love hiking and my dog is called Rex."},
+            {"role": "assistant", "content": "Nice!"},
+        ],
+        [
+            {"role": "user", "content": "I work as a nurse in Lisbon."},
+            {"role": "assistant", "content": "Noted."},
+        ],
+    ]
+    for messages in turns:
+        if use_async:
+            asyncio.run(manager.ainvoke({"messages": messages}, config=config))
+        else:
+            manager.invoke({"messages": messages}, config=config)
+    return store.search(("memories", "u1"), query="what is the name of the pet", limit=10)
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_langmem_store_manager_agrees_with_inmemory(kind, use_async, monkeypatch):
+    from memlib.embeddings import MiniLMEmbeddings
+
+    monkeypatch.setenv("MEMLIB_LLM", "offline")
+    emb = MiniLMEmbeddings()
+    ref = run_store_manager(make("inmemory", fields=["$"], embed=emb, dims=384), use_async)
+    got = run_store_manager(make(kind, fields=["$"], embed=emb, dims=384), use_async)
+    assert len(ref) >= 2, "the offline model should have extracted memories"
+    assert [r.value for r in got] == [r.value for r in ref]
+    assert [r.score for r in got] == pytest.approx([r.score for r in ref], abs=1e-4)
+    assert all(r.value["kind"] == "Memory" for r in got)
