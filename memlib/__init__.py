@@ -34,6 +34,17 @@ _EXPORTS = {
         "new_research",
         "research_summary",
     ],
+    "rotation": [
+        "PromptRecorder",
+        "SummaryState",
+        "build_rotation_graph",
+        "chat_node",
+        "check_tool_pairs",
+        "compress_node",
+        "route_after_chat",
+        "run_turns",
+        "split_for_summary",
+    ],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)
