@@ -645,67 +645,123 @@ def conversation_summary(ctx: Context, budget: int = 40) -> str | None:
 
 
 _POSITIVE = re.compile(
-    r"\b(?:thanks|thank you|worked|works now|great|perfect|solved|fixed|helpful|exactly)\b", re.I
+    r"\b(?:thanks|thank you|worked|works now|now works|that was it|that fixed|fixed|resolved|solved|sorted|matches|perfect|great|helpful|exactly|much better)\b",
+    re.I,
 )
 _NEGATIVE = re.compile(
-    r"\b(?:didn't work|did not work|doesn't work|not helpful|wrong|still (?:fails|broken|failing)|no luck|useless)\b",
+    r"\b(?:didn't work|did not work|doesn't work|does not work|not helpful|too vague|wrong|still (?:fails|broken|failing)|no luck|useless|not what i)\b",
     re.I,
 )
 _METHOD = re.compile(
-    r"\b(?:use|used|using|try|tried|suggest|suggested|recommend|recommended|check|checked|run|ran|search|searched|set|add|added|switch|switched|install|enable|increase|decrease|call|called)\b",
+    r"\b(?:use|used|using|try|tried|suggest|suggested|recommend|recommended|check|checked|run|ran|search|searched|set|add|added|switch|switched|install|enable|increase|decrease|call|called|convert|converted|extract|extracted|compare|group|split|replace|rewrite|look)\b",
+    re.I,
+)
+_LESSON_CUE = re.compile(
+    r"^(?:next time|for (?:future|next time|any|all)\b[^,]*|in (?:the )?future|going forward|from now on|in general|as a rule|lesson)\s*,?\s*",
     re.I,
 )
 
 
+_TIME_CUE = re.compile(
+    r"^(?:next time|in (?:the )?future|going forward|from now on|in general|as a rule)\s*,?\s*", re.I
+)
+
+
+def _sentences(turn: Turn) -> list[str]:
+    return split_sentences(turn.text)
+
+
+def _first_words(text: str, n: int) -> str:
+    words = text.split()
+    return " ".join(words[:n]) + ("..." if len(words) > n else "")
+
+
 def episode(ctx: Context) -> dict:
-    """Situation / approach / outcome / lesson from an exchange, by rules over its turns."""
-    users = [t.text for t in ctx.turns if t.speaker == "user" and t.text.strip()]
-    bots = [t.text for t in ctx.turns if t.speaker == "assistant" and t.text.strip()]
+    """Situation / approach / outcome / lesson from an exchange, by rules over its turns:
+    situation = the user's opening request; approach = the assistant's action sentences in the turn
+    before the user's last verdict; outcome = that verdict (worked / did not work); lesson = the
+    assistant's explicit advice ("Next time, ...") or else what worked for which request."""
+    turns = [t for t in ctx.turns if t.speaker in ("user", "assistant") and t.text.strip()]
+    users = [i for i, t in enumerate(turns) if t.speaker == "user"]
+    if not users:
+        return {}
+    opening = _sentences(turns[users[0]])
+    situation = to_third_person(" ".join(opening[:2]))
+    if not situation.lower().startswith("user"):
+        situation = "User said: " + situation
+    situation = _first_words(situation, 45)
+    verdict_at = next(
+        (
+            i
+            for i in reversed(users[1:])
+            if _POSITIVE.search(turns[i].text) or _NEGATIVE.search(turns[i].text)
+        ),
+        users[-1] if len(users) > 1 else None,
+    )
+    bots_before = [
+        i
+        for i in range(len(turns))
+        if turns[i].speaker == "assistant" and (verdict_at is None or i < verdict_at)
+    ]
     tool_names = [
         c["name"]
         for m in ctx.messages
         if m.type == "ai"
         for c in getattr(m, "tool_calls", []) or []
     ]
-    if not users:
-        return {}
-    first = split_sentences(users[0])
-    request = next(
-        (s for s in first if _QUESTION.search(s) or _METHOD.search(s)),
-        first[0] if first else users[0],
-    )
-    situation = to_third_person(request).rstrip("?.!") + "."
-    if not situation.lower().startswith("user"):
-        situation = "User asked: " + situation
-    method = [s for b in bots for s in split_sentences(b) if _METHOD.search(s)]
-    approach = " ".join(method[:2]) if method else (split_sentences(bots[0])[0] if bots else "")
+
+    def actions(i: int) -> list[str]:
+        out = [
+            s for s in _sentences(turns[i]) if not _QUESTION.search(s) and not _LESSON_CUE.match(s)
+        ]
+        return [s for s in out if _METHOD.search(s)] or out[:1]
+
+    approach_parts = []
+    if bots_before:
+        approach_parts = actions(bots_before[-1])[:2]
+    failed = [
+        i
+        for i in users[1:]
+        if verdict_at is not None and i < verdict_at and _NEGATIVE.search(turns[i].text)
+    ]
+    if failed:
+        first_try = [j for j in bots_before if j < failed[0]]
+        if first_try:
+            approach_parts.insert(
+                0, "First tried: " + actions(first_try[-1])[0].rstrip(".") + " (did not work)."
+            )
     if tool_names:
-        approach = (
-            (approach + " " if approach else "")
-            + "Tools used: "
-            + ", ".join(dict.fromkeys(tool_names))
-            + "."
+        approach_parts.append("Tools used: " + ", ".join(dict.fromkeys(tool_names)) + ".")
+    approach = " ".join(approach_parts)
+    if verdict_at is not None:
+        said = _sentences(turns[verdict_at])
+        cue = (
+            _NEGATIVE
+            if _NEGATIVE.search(turns[verdict_at].text) and not _POSITIVE.search(said[-1])
+            else _POSITIVE
         )
-    feedback = " ".join(users[1:])
-    if _NEGATIVE.search(feedback):
-        outcome = "Did not work: " + to_third_person(split_sentences(feedback)[-1])
-        verdict = "did not work"
-    elif _POSITIVE.search(feedback):
-        outcome = "Worked: " + to_third_person(
-            next(s for s in split_sentences(feedback) if _POSITIVE.search(s))
-        )
-        verdict = "worked"
+        k = next((n for n, sentence in enumerate(said) if cue.search(sentence)), 0)
+        text = to_third_person(" ".join(said[k : k + 2]))
+        verdict = "worked" if cue is _POSITIVE else "did not work"
+        outcome = ("Worked: " if verdict == "worked" else "Did not work: ") + text
     else:
-        outcome = split_sentences(bots[-1])[-1] if bots else "No answer yet."
+        last_bot = [i for i in range(len(turns)) if turns[i].speaker == "assistant"]
+        outcome = "No verdict from the user; last answer: " + (
+            _sentences(turns[last_bot[-1]])[-1] if last_bot else "none"
+        )
         verdict = "was tried"
-    topic = ", ".join(entities(users[0])[:3]) or ", ".join(sorted(content_terms(request))[:3])
-    lesson = f"For {topic or 'this kind of request'}: {approach.rstrip('.') or 'the approach'} {verdict}."
-    out = {
-        "situation": situation,
-        "approach": approach or None,
-        "outcome": outcome,
-        "lesson": lesson,
-    }
+    advice = [
+        s for t in turns if t.speaker == "assistant" for s in _sentences(t) if _LESSON_CUE.match(s)
+    ]
+    if advice:
+        lesson = _TIME_CUE.sub("", advice[-1]).strip()
+        lesson = lesson[:1].upper() + lesson[1:]
+    else:
+        what = approach_parts[-1] if approach_parts else "the approach"
+        lesson = (
+            f"For requests like '{_first_words(opening[0], 12)}': {what.rstrip('.')} - {verdict}."
+        )
+    out = {"situation": situation, "approach": approach, "outcome": outcome, "lesson": lesson}
     return {k: v for k, v in out.items() if v}
 
 
