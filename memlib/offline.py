@@ -2,10 +2,10 @@
 with no network, no API key and no model download.
 
 It is not a language model. A small dispatcher reads the request and runs one skill:
-summarize (to a word budget), grade (document relevance to a query), or answer (from the
-context it is given). The rule set lives in memlib/extraction.py as data. Relevance and
-sentence choice use the local MiniLM embeddings (memlib.embeddings) plus lexical overlap;
-token usage is counted with real tiktoken (memlib.tokens).
+tool calls / structured output (memlib/offline_tools.py), summarize (to a word budget), grade
+(document relevance to a query), or answer (from the context it is given). The rule set lives in
+memlib/extraction.py as data. Relevance and sentence choice use the local MiniLM embeddings
+(memlib.embeddings) plus lexical overlap; token usage is counted with real tiktoken (memlib.tokens).
 
 Leaves out: free-form reasoning, generation of new content, world knowledge, and any language
 but English. What it cannot find in its context it says it does not know.
@@ -609,7 +609,8 @@ class OfflineChatModel(BaseChatModel):
     """A deterministic, rule-based chat model (no network, no randomness). Introduced in
     notebooks/01.
 
-    Dispatch: each call is classified as grade, summarize or answer (`classify`).
+    Dispatch: with tools bound, `plan_tool_calls` decides first; otherwise each call is
+    classified as grade, summarize or answer (`classify`).
 
     - grade: when the prompt mentions relevance / grading and holds a labelled query
       ("question:", "query:", "user question:", <question>) and document ("document:", "doc:",
@@ -636,6 +637,23 @@ class OfflineChatModel(BaseChatModel):
       minus instructions, tool results, earlier turns) whose cosine with the question is >= 0.4
       (or >= 0.25 with half the terms shared); otherwise it says it has no information.
       Statements get an acknowledgement naming the facts it recognised.
+    - tools (when tools are bound; memlib/offline_tools.py): tool_choice auto / none / any /
+      required / a name / {"type": "function", "function": {"name": ...}}. Arguments are filled
+      from each tool's JSON schema: a field's name (else description) maps to a concept (name,
+      employer, role, location, preferences, expertise, situation / approach / outcome / lesson,
+      subject / predicate / object, content, query, summary, keywords, relevance, ...), whose value
+      comes from the facts the rules extract; absent values are omitted (required ones get the
+      schema default or an empty value). Memory-like schemas get one call per fact. trustcall:
+      with existing records it answers PatchDoc (the newer statement wins), RemoveDoc (the user
+      retracts: "forget that ...", "I no longer ...") and new schema calls; on a validation error
+      it answers PatchFunctionErrors / PatchFunctionName from the error text. LangMem: Done on
+      later steps, prompt-optimizer tools add feedback as rules to the prompt. With tool_choice
+      auto it writes memory when the user states facts or asks to be remembered, searches memory
+      (and a knowledge-base tool for domain questions) before answering a question, and answers in
+      text once tool results follow the last user message. Tool-call ids hash the conversation
+      (minus LangMem's random session ids) and the call's position: stable across runs.
+      with_structured_output goes through a forced tool call (pydantic, TypedDict, JSON schema,
+      include_raw; method= is accepted).
 
     Limits: no world knowledge, no reasoning, English only, extractive (never writes new facts);
     what the rules miss it does not know. usage_metadata counts tokens with real tiktoken

@@ -663,7 +663,8 @@ _LESSON_CUE = re.compile(
 
 
 _TIME_CUE = re.compile(
-    r"^(?:next time|in (?:the )?future|going forward|from now on|in general|as a rule)\s*,?\s*", re.I
+    r"^(?:next time|in (?:the )?future|going forward|from now on|in general|as a rule)\s*,?\s*",
+    re.I,
 )
 
 
