@@ -7,7 +7,7 @@ import json
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
@@ -465,3 +465,40 @@ def test_planted_recall_on_faiss_store():
     stale = {e["id"] for e in eps if e["superseded_by"]}
     assert not any(set(keys) & stale for keys in fresh)
     assert recall_at_k(fresh, relevant, 1) >= r1
+
+
+PLANTED = load_episodes()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(range(len(PLANTED))),
+            st.sampled_from(["u1", "u2", "u3"]),
+            st.dates(date(2023, 1, 1), date(2025, 12, 31)),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.sampled_from(["u1", "u2", "u3"]),
+    st.sampled_from(range(len(PLANTED))),
+    st.integers(1, 6),
+    st.dates(date(2023, 1, 1), date(2025, 12, 31)),
+    st.sampled_from([None, "debugging", "research"]),
+)
+def test_recall_respects_namespace_cutoff_and_type(rows, user, qi, k, since, kind):
+    s = new_store("faiss")
+    expected = set()
+    for n, (i, owner, day) in enumerate(rows):
+        e = PLANTED[i]
+        save_episode(s, owner, e, e["type"], day, key=f"k{n}")
+        if owner == user and day >= since and kind in (None, e["type"]):
+            expected.add(f"k{n}")
+    hits = recall_episodes(s, user, PLANTED[qi]["situation"], k=k, type=kind, since=since)
+    keys = [h.key for h in hits]
+    assert set(keys) <= expected
+    assert len(keys) == min(k, len(expected))
+    for h in hits:
+        assert h.namespace == ("episodes", user)
+        assert h.value["created_ts"] >= to_datetime(since).timestamp()
