@@ -34,6 +34,18 @@ _EXPORTS = {
         "new_research",
         "research_summary",
     ],
+    "faiss_store": ["FaissStore"],
+    "episodic": [
+        "Episode",
+        "extract_episode",
+        "format_episodes_as_examples",
+        "load_conversations",
+        "load_episodes",
+        "load_queries",
+        "recall_at_k",
+        "recall_episodes",
+        "save_episode",
+    ],
     "rotation": [
         "PromptRecorder",
         "SummaryState",
