@@ -203,6 +203,12 @@ def grade(
     return relevant, cosine, overlap, shared
 
 
+def _grade_with_reason(query: str, document: str, threshold: float) -> tuple[bool, str]:
+    relevant, cosine, _, shared = grade(query, document, threshold)
+    terms = ", ".join(shared[:5]) or "none"
+    return relevant, f"similarity {cosine:.2f} (threshold {threshold}), shared terms: {terms}."
+
+
 def _grade_labels(instruction: str) -> tuple[str, str]:
     m = _LABEL_CHOICE.search(instruction)
     if not m:
@@ -717,7 +723,7 @@ class OfflineChatModel(BaseChatModel):
                 messages,
                 kwargs["tools"],
                 kwargs.get("tool_choice"),
-                grade=lambda q, d: grade(q, d, self.relevance_threshold)[0],
+                grade=lambda q, d: _grade_with_reason(q, d, self.relevance_threshold),
             )
             if calls:
                 skill = "tools"

@@ -553,14 +553,24 @@ class Filler:
         if c == "query":
             return search_query(self.ctx)
         if c == "relevance":
-            pair = grading_pair(self.ctx)
-            return self.grade(*pair) if pair and self.grade else None
+            verdict = self._graded()
+            return verdict[0] if verdict else None
         if c == "content":
             notes = memory_notes(self.ctx)
             return " ".join(notes) if notes else None
         if c == "reasoning":
+            verdict = self._graded()
+            if verdict:
+                return verdict[1]
             return "Filled by rules from the conversation (memlib.extraction)."
         return None
+
+    def _graded(self) -> tuple[bool, str] | None:
+        """(relevant, reason) when the request holds a query and a document to grade."""
+        if not hasattr(self, "_grade_cache"):
+            pair = grading_pair(self.ctx)
+            self._grade_cache = self.grade(*pair) if pair and self.grade else None
+        return self._grade_cache
 
     def fill(self, schema: dict, fact: Fact | None = None, root: dict | None = None) -> dict:
         root = root or schema
