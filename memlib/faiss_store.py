@@ -312,6 +312,10 @@ class FaissStore(BaseStore):
         with self._lock:
             return sum(len(items) for items in self._data.values())
 
+    def __bool__(self) -> bool:
+        # An empty store is still a store: LangGraph merges runtimes with `other.store or ...`.
+        return True
+
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path else ""
         return f"FaissStore(items={len(self)}, index_type={self.index_type!r}, dims={self.dims}{where})"

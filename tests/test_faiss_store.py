@@ -597,6 +597,12 @@ def test_bad_config_and_ttl():
         make("flat").put(("u",), "k", {"text": "x"}, ttl=5)
 
 
+def test_empty_store_is_truthy():
+    # langgraph/runtime.py merges runtimes with `other.store or self.store`.
+    store = make("flat")
+    assert len(store) == 0 and bool(store)
+
+
 def test_values_are_copied_in_and_out():
     store = make("flat")
     value = {"text": "x", "tags": ("a", "b"), "inner": {"n": 1}}
