@@ -168,8 +168,10 @@ _VAL_ROLE = (
     + _STOP
     + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
 )
+_VAL_ORG = r"(?P<value>[^.,;!?\n]{1,60}?)(?=\s+(?i:in|on|" + _STOP + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
 _NAME = r"(?P<value>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\b"
 _ART = r"(?:(?:a|an|the)\s+)?"
+_ADV = r"(?:(?:really|usually|also|still|just|actually|absolutely|totally|mostly|generally|always|much|strongly|definitely|truly)\s+)*"
 
 # (predicate, pattern) for first-person statements, most specific first. Case-insensitive parts
 # are scoped with (?i:...) so that name patterns can still require a capital letter.
@@ -182,19 +184,25 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
             "employer",
             r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+|still\s+)?(?:work(?:ing)?|employed)\s+(?:at|for|by|with)"
             r"|\bi(?:'ve| have)?\s*(?:just\s+|recently\s+)?(?:joined|started (?:a new job )?at))\s+"
-            + _VAL,
+            + _VAL_ORG,
         ),
         (
             "role",
             r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+)?(?:work(?:ing)?|employed) as|\bmy (?:job title|job|role|title|position|occupation) is"
-            r"|\bi(?:'m| am)?\s*(?:work(?:ing)?|employed)\s+(?:at|for|by|with)\s+[^.,;!?\n]{1,60}?\s+as|\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s))\s+"
+            r"|\bi(?:'m| am)?\s*(?:work(?:ing)?|employed)\s+(?:at|for|by|with)\s+[^.,;!?\n]{1,60}?\s+as|\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s)"
+            r"|\bi(?:'m| am)\s+[A-Z][\w'-]+,(?=\s+(?:a|an|the)\s))\s+"
             + _ART
             + _VAL_ROLE,
         ),
         (
             "employer",
-            r"(?i:\bi(?:'m| am) (?:now |currently )?(?:a|an|the) [\w -]{2,30}? (?:at|for|with))\s+"
-            + _VAL,
+            r"(?i:\bi(?:'m| am)(?:\s+[A-Z][\w'-]+,)?\s+(?:now |currently )?(?:a|an|the) [\w -]{2,30}? (?:at|for|with))\s+"
+            + _VAL_ORG,
+        ),
+        (
+            "location",
+            r"(?i:\bi(?:'m| am|\s+work|\s+worked)\b[^.;!?\n]{0,80}?\b(?:at|for|with))\s+[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*\s+(?i:in)\s+"
+            + _NAME,
         ),
         (
             "location",
@@ -209,13 +217,13 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "dislike",
-            r"(?i:\bi (?:really\s+)?(?:don't|do not|never|can't|cannot)\s+(?:like|stand|enjoy|use|want)|\bi (?:hate|dislike|avoid)|\bi(?:'m| am) allergic to)\s+"
+            r"(?i:\bi " + _ADV + r"(?:don't|do not|never|can't|cannot)\s+" + _ADV + r"(?:like|stand|enjoy|use|want)|\bi " + _ADV + r"(?:hate|dislike|avoid)|\bi(?:'m| am) allergic to)\s+"
             + _VAL,
         ),
         (
             "preference",
-            r"(?i:\bi(?:'d| would)?\s*(?:really\s+|much\s+|strongly\s+|usually\s+|always\s+|generally\s+)?(?:prefer|rather(?: use| have)?)"
-            r"|\bi (?:really\s+|usually\s+)?(?:like|love|enjoy)|\bi(?:'m| am) (?:a )?(?:big |huge )?fan of)\s+"
+            r"(?i:\bi(?:'d| would)?\s*" + _ADV + r"(?:prefer|rather(?: use| have)?)"
+            r"|\bi " + _ADV + r"(?:like|love|enjoy)|\bi(?:'m| am) (?:a )?(?:big |huge )?fan of)\s+"
             + _VAL,
         ),
         (

@@ -796,66 +796,158 @@ def call_id(messages: Sequence[BaseMessage], name: str, args: dict, position: in
 # Protocols.
 
 
+def _is_document(record: Record, tools: dict[str, ToolSpec]) -> bool:
+    """A profile-like record: several named fields, updated field by field (not one fact)."""
+    tool = tools.get(record.kind)
+    if tool is not None:
+        return not _is_per_fact(tool)
+    value = record.value
+    return not (set(value) == {"content"} or _triple_keys(value))
+
+
+def _triple_keys(value: dict) -> tuple[str, str, str] | None:
+    keys = {concept(k, {}): k for k in value}
+    if {"subject", "predicate", "object"} <= set(keys):
+        return keys["subject"], keys["predicate"], keys["object"]
+    return None
+
+
+_VERB_PREDICATES = {v: k for k, v in PREDICATE_VERBS.items()}
+
+
+def record_facts(record: Record, known_names: set[str]) -> list[Fact]:
+    """Facts a stored record holds: a subject-predicate-object triple, or third-person text."""
+    triple = _triple_keys(record.value)
+    if triple:
+        subj, pred, obj = (str(record.value.get(k, "")) for k in triple)
+        subject = "user" if subj.lower() in ("user", "the user") or subj in known_names else subj
+        return [Fact(subject, _VERB_PREDICATES.get(pred, pred), obj, record.text)]
+    return extract_facts(record.text, False)
+
+
+def _schema_of(value: dict) -> dict:
+    """A JSON schema inferred from a stored document's fields and value types."""
+    types = {list: "array", bool: "boolean", int: "integer", float: "number", dict: "object"}
+    props = {}
+    for key, v in value.items():
+        kind = types.get(type(v), "string")
+        props[key] = {"type": kind, **({"items": {"type": "string"}} if kind == "array" else {})}
+    return {"type": "object", "properties": props}
+
+
+def _diff_ops(current: dict, desired: dict) -> tuple[list[dict], list[str]]:
+    """JSON patch ops turning `current` into `current` updated by the non-empty `desired` fields."""
+    ops, notes = [], []
+    for key, new in desired.items():
+        if new in (None, "", [], {}):
+            continue
+        old = current.get(key)
+        if isinstance(old, list) and isinstance(new, list):
+            lowered = {str(v).lower() for v in old}
+            for item in new:
+                if str(item).lower() not in lowered:
+                    ops.append({"op": "add", "path": f"/{key}/-", "value": item})
+                    notes.append(f"add '{item}' to {key}")
+        elif old in (None, "", []):
+            ops.append(
+                {"op": "add" if key not in current else "replace", "path": f"/{key}", "value": new}
+            )
+            notes.append(f"set {key} to '{new}'")
+        elif str(old).lower() != str(new).lower() and not isinstance(new, (dict, list)):
+            ops.append({"op": "replace", "path": f"/{key}", "value": new})
+            notes.append(f"replace {key} '{old}' with '{new}' (newer statement wins)")
+    return ops, notes
+
+
+def _retract_ops(value: dict, clauses: list[str]) -> tuple[list[dict], list[str]]:
+    """Ops removing the list items / fields of a profile document that the user retracted."""
+    ops, notes = [], []
+    for key, old in value.items():
+        if isinstance(old, list):
+            for n in range(len(old) - 1, -1, -1):  # highest index first
+                if any(_overlaps(str(old[n]), c) for c in clauses):
+                    ops.append({"op": "remove", "path": f"/{key}/{n}"})
+                    notes.append(f"remove '{old[n]}' from {key} (retracted)")
+        elif isinstance(old, str) and old and any(_overlaps(old, c) for c in clauses):
+            ops.append({"op": "replace", "path": f"/{key}", "value": None})
+            notes.append(f"clear {key} (retracted)")
+    return ops, notes
+
+
+def _overlaps(text: str, clause: str) -> bool:
+    ct = content_terms(clause) - {"user", "work", "live", "like", "prefer"}
+    return bool(ct) and len(ct & content_terms(text)) >= max(1, len(ct) // 2)
+
+
 def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tuple[str, dict]]:
-    """trustcall's update path: PatchDoc for changed records, RemoveDoc for retracted ones, the
-    schema tool for new facts. The newer statement wins."""
+    """trustcall's update path. Fact records (one memory each, or triples): PatchDoc when a newer
+    statement fills the same slot, RemoveDoc when the user retracts one, a new schema call for new
+    facts. Profile documents: PatchDoc setting, replacing, adding or removing fields."""
     calls: list[tuple[str, dict]] = []
     schema_tools = [
         t
         for n, t in tools.items()
         if n not in ("PatchDoc", "RemoveDoc", "Done", "PatchFunctionErrors")
     ]
-    record_facts = {r.id: extract_facts(r.text, False) for r in ctx.existing}
+    names = {f.value for f in ctx.facts if f.predicate == "name"}
     retracted = _retractions(ctx)
+    new_facts = [
+        f
+        for f in per_fact_facts(ctx)
+        if not any(content_terms(f.value) <= content_terms(c) for c in retracted)
+    ]
+    patches: dict[str, tuple[list[dict], list[str]]] = {}
     removed: set[str] = set()
-    if "RemoveDoc" in tools:
-        for r in ctx.existing:
-            terms = content_terms(r.text)
-            for clause in retracted:
-                ct = content_terms(clause) - {"user", "work", "live", "like"}
-                if ct and len(ct & terms) >= max(1, len(ct) // 2):
-                    calls.append(("RemoveDoc", {"json_doc_id": r.id}))
-                    removed.add(r.id)
-                    break
-    new_facts = []
-    for f in per_fact_facts(ctx):
-        if any(content_terms(f.value) <= content_terms(c) for c in retracted):
-            continue
-        new_facts.append(f)
-    patched: dict[str, list[dict]] = {}
-    plans: dict[str, list[str]] = {}
     handled: set[int] = set()
+    documents = [r for r in ctx.existing if _is_document(r, tools)]
+    for r in documents:
+        tool = tools.get(r.kind)
+        # Without the schema bound (enable_inserts=False), the record's own fields are the schema.
+        schema = tool.parameters if tool else _schema_of(r.value)
+        ops, notes = _retract_ops(r.value, retracted) if retracted else ([], [])
+        more_ops, more_notes = _diff_ops(r.value, filler.fill(schema))
+        ops, notes = ops + more_ops, notes + more_notes
+        if ops:
+            patches[r.id] = (ops, notes)
+        if not any(_is_per_fact(t) for t in schema_tools):
+            handled |= set(range(len(new_facts)))  # the document absorbs the facts
+    for r in ctx.existing:
+        if r in documents:
+            continue
+        if "RemoveDoc" in tools and any(_overlaps(r.text, c) for c in retracted):
+            calls.append(("RemoveDoc", {"json_doc_id": r.id}))
+            removed.add(r.id)
+    facts_of = {r.id: record_facts(r, names) for r in ctx.existing if r not in documents}
     for i, f in enumerate(new_facts):
         for r in ctx.existing:
-            if r.id in removed:
+            if r in documents or r.id in removed:
                 continue
-            old = [g for g in record_facts[r.id] if _same_slot(g, f)]
+            old = [g for g in facts_of[r.id] if _same_slot(g, f)]
             if not old:
                 continue
             handled.add(i)
             if any(g.value.lower() == f.value.lower() for g in old):
                 break  # already known
             ops = _record_patch(r, old[0], f, ctx, filler)
-            if ops and "PatchDoc" in tools:
-                patched.setdefault(r.id, []).extend(ops)
-                plans.setdefault(r.id, []).append(
-                    f"replace {old[0].predicate} '{old[0].value}' with '{f.value}' (newer statement wins)"
-                )
+            if ops:
+                prev_ops, prev_notes = patches.get(r.id, ([], []))
+                note = f"replace {old[0].predicate} '{old[0].value}' with '{f.value}' (newer statement wins)"
+                patches[r.id] = (prev_ops + ops, prev_notes + [note])
             break
-    for rid, ops in patched.items():
-        calls.append(
-            (
-                "PatchDoc",
-                {"json_doc_id": rid, "planned_edits": "; ".join(plans[rid]), "patches": ops},
+    if "PatchDoc" in tools:
+        for rid, (ops, notes) in patches.items():
+            calls.append(
+                (
+                    "PatchDoc",
+                    {"json_doc_id": rid, "planned_edits": "; ".join(notes), "patches": ops},
+                )
             )
-        )
     fresh = [f for i, f in enumerate(new_facts) if i not in handled]
     if fresh and schema_tools:
         tool = _best_schema_tool(schema_tools, filler)
         if _is_per_fact(tool):
-            for f in fresh:
-                calls.append((tool.name, filler.fill(tool.parameters, f)))
-        elif not ctx.existing or any(r.kind != tool.name for r in ctx.existing):
+            calls += [(tool.name, filler.fill(tool.parameters, f)) for f in fresh]
+        elif not any(r.kind == tool.name for r in ctx.existing):
             args = filler.fill(tool.parameters)
             if any(v not in (None, "", [], {}) for v in args.values()):
                 calls.append((tool.name, args))
@@ -864,16 +956,12 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
             return [("Done", {})]
         if ctx.existing and "PatchDoc" in tools:
             r = ctx.existing[0]
-            return [
-                (
-                    "PatchDoc",
-                    {
-                        "json_doc_id": r.id,
-                        "planned_edits": "No new information; no edits.",
-                        "patches": [],
-                    },
-                )
-            ]
+            no_op = {
+                "json_doc_id": r.id,
+                "planned_edits": "No new information; no edits.",
+                "patches": [],
+            }
+            return [("PatchDoc", no_op)]
     return calls
 
 

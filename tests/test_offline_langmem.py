@@ -272,3 +272,81 @@ def test_generality_on_unseen_conversations(text, expected):
     memories = contents(create_memory_manager(MODEL).invoke({"messages": [HumanMessage(text)]}))
     for value in expected.values():
         assert any(value in m for m in memories), (value, memories)
+
+
+def test_profile_document_is_patched_field_by_field(embeddings):
+    from langmem import create_memory_store_manager
+    from pydantic import BaseModel, Field
+
+    class UserProfile(BaseModel):
+        """The user's profile: one document, updated in place."""
+
+        name: str | None = None
+        employer: str | None = Field(None, description="Organisation the user works for")
+        role: str | None = None
+        location: str | None = None
+        preferences: list[str] = Field(default_factory=list, description="Stated preferences")
+
+    store = new_store(embeddings)
+    manager = create_memory_store_manager(
+        MODEL,
+        schemas=[UserProfile],
+        instructions="Keep one profile per user.",
+        enable_inserts=False,
+        namespace=("profiles", "{user_id}"),
+        store=store,
+    )
+    config = {"configurable": {"user_id": "ann"}}
+
+    def profile():
+        items = store.search(("profiles", "ann"))
+        assert len(items) == 1, items  # one document, never a second one
+        return items[0].value["content"]
+
+    manager.invoke(
+        {"messages": [HumanMessage("I'm Ann, a designer at Figma in Berlin. I prefer dark mode.")]},
+        config=config,
+    )
+    assert profile() == {
+        "name": "Ann",
+        "employer": "Figma",
+        "role": "designer",
+        "location": "Berlin",
+        "preferences": ["dark mode"],
+    }
+    manager.invoke(
+        {"messages": [HumanMessage("I moved to Munich. I also like vim keybindings.")]},
+        config=config,
+    )
+    assert profile()["location"] == "Munich"
+    assert profile()["preferences"] == ["dark mode", "vim keybindings"]
+    manager.invoke({"messages": [HumanMessage("I don't like dark mode anymore.")]}, config=config)
+    assert profile()["preferences"] == ["vim keybindings"]
+    assert profile()["name"] == "Ann"
+
+
+def test_triples_update_the_same_slot(embeddings):
+    from langmem import create_memory_store_manager
+    from pydantic import BaseModel
+
+    class Triple(BaseModel):
+        """One fact about the user as subject, predicate, object."""
+
+        subject: str
+        predicate: str
+        object: str
+
+    store = new_store(embeddings)
+    manager = create_memory_store_manager(
+        MODEL,
+        schemas=[Triple],
+        namespace=("triples", "{user_id}"),
+        store=store,
+        enable_deletes=True,
+    )
+    config = {"configurable": {"user_id": "ann"}}
+    manager.invoke({"messages": [HumanMessage("I'm Ann and I live in Berlin.")]}, config=config)
+    manager.invoke({"messages": [HumanMessage("I moved to Munich.")]}, config=config)
+    triples = [i.value["content"] for i in store.search(("triples", "ann"))]
+    places = [t["object"] for t in triples if t["predicate"] == "lives in"]
+    assert places == ["Munich"]
