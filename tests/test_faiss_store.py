@@ -655,18 +655,24 @@ def test_hnsw_tombstones_are_skipped_and_rebuilt():
     consistent(hnsw)
 
 
-def test_large_filtered_search_uses_selector_and_stays_exact():
-    store = make("hnsw", exact_threshold=10)
-    ref = make("flat", exact_threshold=10)
-    for i in range(200):
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_search_paths_past_exact_threshold_agree(kind):
+    # exact_threshold=10 sends these searches through FAISS: a namespace post-filter when a
+    # prefix holds most vectors, an IDSelector when it holds few or a value filter applies.
+    ref, store = make("inmemory"), make(kind, exact_threshold=10)
+    for i in range(220):
+        ns = ("e",) if i % 11 == 0 else ("d", str(i % 2))
         value = {"text": f"{WORDS[i % 10]} {WORDS[(i * 7) % 10]} n{i}", "n": i % 4}
-        store.put(("d", str(i % 2)), f"k{i}", value)
-        ref.put(("d", str(i % 2)), f"k{i}", value)
-    for prefix, filt in [(("d", "0"), None), (("d",), {"n": 1}), (("d", "1"), {"n": {"$gte": 2}})]:
-        a = ref.search(prefix, query="cat dog", filter=filt, limit=15)
-        b = store.search(prefix, query="cat dog", filter=filt, limit=15)
-        assert_same(a, b, 15)
-        assert all(r.value["n"] == 1 for r in b) if filt == {"n": 1} else True
+        ref.put(ns, f"k{i}", value)
+        store.put(ns, f"k{i}", value)
+    cases = [((), None), (("d",), None), (("d", "0"), None), (("e",), None)]
+    cases += [(("d",), {"n": 1}), (("d", "1"), {"n": {"$gte": 2}}), ((), {"n": 3})]
+    for prefix, filt in cases:
+        for query in ["cat dog", "tea rain n7"]:
+            a = ref.search(prefix, query=query, filter=filt, limit=15)
+            b = store.search(prefix, query=query, filter=filt, limit=15)
+            assert_same(a, b, 15)
+            assert all(tuple(r.namespace)[: len(prefix)] == prefix for r in b)
 
 
 # Persistence
