@@ -587,6 +587,15 @@ def answer(request: Request) -> str:
                 "rule-based model I can't answer it from general knowledge."
             )
         return " ".join(dict.fromkeys(replies))
+    from memlib.offline_tools import _FORGET
+
+    if _FORGET.search(question):
+        if any(
+            m.type == "tool" and re.match(r"deleted memory", _text(m), re.I)
+            for m in messages[i + 1 :]
+        ):
+            return "Done - I've deleted that from memory."
+        return "Understood - I'll treat that as no longer true."
     own = list(_facts(question, True))
     if own:
         names = [f.value for f in own if f.predicate == "name"]

@@ -1402,54 +1402,140 @@ def _known_memory_id(ctx: Context, fact: Fact) -> str | None:
     return None
 
 
+def _search_hits(messages: Sequence[BaseMessage]) -> list[dict]:
+    """Items ({"key", "value", ...}) from memory-search results among `messages`, newest first."""
+    hits = []
+    for m in reversed(list(messages)):
+        if m.type != "tool":
+            continue
+        try:
+            items = json.loads(_text(m))
+        except (ValueError, TypeError):
+            continue
+        hits += [
+            i
+            for i in (items if isinstance(items, list) else [])
+            if isinstance(i, dict) and "key" in i
+        ]
+    return hits
+
+
 def _agent_policy(
     ctx: Context, specs: dict[str, ToolSpec], filler: Filler, forced: bool
 ) -> list[tuple[str, dict]] | None:
-    """tool_choice auto: search memory before answering, write memory when the user shares
-    details, search the knowledge base for domain questions, answer once results are in."""
-    if any(m.type == "tool" for m in ctx.after_last_user()) and not forced:
-        return None
+    """tool_choice auto, step by step within one user turn:
+    1. the user states facts, asks to remember or to forget, and a memory-search tool is bound:
+       search memory for them first (so a changed fact updates its memory instead of duplicating);
+       a question: search memory (personal or no knowledge-base tool) and the knowledge base
+       (domain questions);
+    2. after the search results: write memory (update the memory holding the same slot, delete
+       retracted ones, create the rest);
+    3. once the writes (or searches, for a question alone) are answered: reply in text."""
     kinds: dict[str, list[ToolSpec]] = {}
     for t in specs.values():
         kinds.setdefault(_kind(t), []).append(t)
+    after = ctx.after_last_user()
+    called = {c["name"] for m in after if m.type == "ai" for c in m.tool_calls}
     last = ctx.last_user
-    calls: list[tuple[str, dict]] = []
-    facts = [f for f in extract_facts(last, True)]
-    remember = bool(_REMEMBER.search(last))
-    if (facts or remember) and kinds.get("memory_write"):
-        tool = kinds["memory_write"][0]
-        latest_ctx = Context(ctx.messages, [Turn("user", last)], existing=ctx.existing)
-        fs = per_fact_facts(latest_ctx)
-        if fs:
-            calls += [(tool.name, _write_args(tool, ctx, filler, f)) for f in fs]
-        else:
-            calls += [
-                (tool.name, _write_args(tool, ctx, filler, None, n))
-                for n in memory_notes(latest_ctx)
-            ]
+    latest = Context(ctx.messages, [Turn("user", last)], existing=ctx.existing)
+    facts = per_fact_facts(latest)
+    notes = [] if facts else memory_notes(latest)
+    retracted = _retractions(latest)
+    facts = [
+        f for f in facts if not any(content_terms(f.value) <= content_terms(c) for c in retracted)
+    ]
+    writer = (kinds.get("memory_write") or [None])[0]
+    searcher = (kinds.get("memory_search") or [None])[0]
+    kb = (kinds.get("kb_search") or [None])[0]
+    wants_write = writer is not None and bool(facts or notes or retracted)
     questions = [s for s in split_sentences(last) if _QUESTION.search(s)]
-    if questions:
-        q = questions[-1]
-        personal = ask_about(q) or re.search(
-            r"\b(?:my|me|i|we|our|last time|remember|earlier|before)\b", q, re.I
+    calls: list[tuple[str, dict]] = []
+
+    if not after:  # step 1
+        if wants_write and searcher is not None:
+            queries = [fact_text(f) for f in facts] + notes + retracted
+            for q in list(dict.fromkeys(queries))[:MAX_SEARCH_CALLS]:
+                calls += [
+                    (searcher.name, a)
+                    for a in _search_args(
+                        searcher, Context(ctx.messages, [Turn("user", q)]), filler, many=False
+                    )
+                ][:1]
+        elif wants_write:
+            calls += _write_calls(writer, ctx, filler, facts, notes, retracted, [])
+        if questions:
+            q = questions[-1]
+            personal = ask_about(q) or re.search(
+                r"\b(?:my|me|i|we|our|last time|remember|earlier|before)\b", q, re.I
+            )
+            qctx = Context(ctx.messages, [Turn("user", q)])
+            if searcher is not None and (personal or kb is None):
+                calls += [
+                    (searcher.name, a) for a in _search_args(searcher, qctx, filler, many=False)
+                ]
+            if kb is not None and not ask_about(q):
+                calls += [(kb.name, a) for a in _search_args(kb, qctx, filler, many=False)]
+        if not calls and forced:
+            return _fill_forced(next(iter(specs.values())), ctx, filler)
+        return _dedupe(calls) or None
+    if wants_write and writer.name not in called:  # step 2
+        return (
+            _write_calls(writer, ctx, filler, facts, notes, retracted, _search_hits(after)) or None
         )
-        if kinds.get("memory_search") and (personal or not kinds.get("kb_search")):
-            tool = kinds["memory_search"][0]
-            calls += [
-                (tool.name, a)
-                for a in _search_args(
-                    tool, Context(ctx.messages, [Turn("user", q)]), filler, many=False
-                )
-            ]
-        if kinds.get("kb_search") and not ask_about(q):
-            tool = kinds["kb_search"][0]
-            calls += [
-                (tool.name, a)
-                for a in _search_args(
-                    tool, Context(ctx.messages, [Turn("user", q)]), filler, many=False
-                )
-            ]
-    if not calls and forced:
-        tool = next(iter(specs.values()))
-        return _fill_forced(tool, ctx, filler)
-    return calls or None
+    return None  # step 3: answer
+
+
+def _dedupe(calls: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    seen, out = set(), []
+    for name, args in calls:
+        key = (name, json.dumps(args, sort_keys=True, default=str))
+        if key not in seen:
+            seen.add(key)
+            out.append((name, args))
+    return out
+
+
+def _write_calls(
+    tool: ToolSpec,
+    ctx: Context,
+    filler: Filler,
+    facts: list[Fact],
+    notes: list[str],
+    retracted: list[str],
+    hits: list[dict],
+) -> list[tuple[str, dict]]:
+    """Memory writes: delete hits the user retracted, update hits holding a fact's slot, create
+    the rest."""
+    calls = []
+    actions = _resolve(tool.properties.get("action", {}), tool.parameters).get("enum", [])
+    deleted = set()
+    if "delete" in actions:
+        for hit in hits:
+            text = _record_text(hit.get("value", {}))
+            if any(_overlaps(text, c) for c in retracted) and hit["key"] not in deleted:
+                deleted.add(hit["key"])
+                calls.append((tool.name, {"action": "delete", "id": hit["key"]}))
+    for f in facts:
+        args = filler.fill(tool.parameters, f)
+        if "action" in tool.properties:
+            match = next(
+                (
+                    h["key"]
+                    for h in hits
+                    if h["key"] not in deleted
+                    and any(
+                        _same_slot(old, f)
+                        for old in extract_facts(_record_text(h.get("value", {})), False)
+                    )
+                ),
+                None,
+            )
+            if match and "update" in actions:
+                args.update(action="update", id=match)
+            else:
+                args["action"] = "create" if "create" in actions or not actions else actions[0]
+                args.pop("id", None)
+        calls.append((tool.name, args))
+    for n in notes:
+        calls.append((tool.name, _write_args(tool, ctx, filler, None, n)))
+    return calls

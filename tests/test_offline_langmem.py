@@ -350,3 +350,32 @@ def test_triples_update_the_same_slot(embeddings):
     triples = [i.value["content"] for i in store.search(("triples", "ann"))]
     places = [t["object"] for t in triples if t["predicate"] == "lives in"]
     assert places == ["Munich"]
+
+
+def test_react_agent_updates_and_deletes_instead_of_duplicating(embeddings):
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.prebuilt import create_react_agent
+    from langmem import create_manage_memory_tool, create_search_memory_tool
+
+    store = new_store(embeddings)
+    namespace = ("memories", "{user_id}")
+    agent = create_react_agent(
+        MODEL,
+        tools=[create_manage_memory_tool(namespace), create_search_memory_tool(namespace)],
+        store=store,
+        checkpointer=InMemorySaver(),
+    )
+
+    def say(text, thread):
+        config = {"configurable": {"user_id": "erin", "thread_id": thread}}
+        return agent.invoke({"messages": [HumanMessage(text)]}, config)["messages"][-1].content
+
+    say("I live in Austin and I like hiking.", "a")
+    say("I moved to Denver.", "b")
+    memories = sorted(i.value["content"] for i in store.search(("memories", "erin")))
+    assert memories == ["User lives in Denver.", "User prefers hiking."]
+    assert "deleted" in say("Please forget that I like hiking.", "c")
+    assert [i.value["content"] for i in store.search(("memories", "erin"))] == [
+        "User lives in Denver."
+    ]
+    assert "Denver" in say("Where do I live?", "d")

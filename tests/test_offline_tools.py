@@ -55,11 +55,42 @@ def calls(model_or_runnable, messages):
 
 
 def test_auto_writes_memory_when_user_shares_details():
-    out = calls(MODEL.bind_tools([manage_memory, search_memory]), INTRO)
+    out = calls(MODEL.bind_tools([manage_memory]), INTRO)
     assert {c["name"] for c in out} == {"manage_memory"}
     contents = " ".join(c["args"]["content"] for c in out)
     assert "Alice" in contents and "Acme" in contents and "Lisbon" in contents
     assert all(c["args"]["action"] == "create" for c in out)
+
+
+def test_auto_searches_before_writing_then_updates_the_same_memory():
+    bound = MODEL.bind_tools([manage_memory, search_memory])
+    turn = [HumanMessage("I moved to Denver last month.")]
+    first = bound.invoke(turn)
+    assert [c["name"] for c in first.tool_calls] == ["search_memory"]
+    hit = [{"key": "mem-7", "value": {"content": "User lives in Austin."}}]
+    results = [ToolMessage(json.dumps(hit), tool_call_id=c["id"]) for c in first.tool_calls]
+    second = bound.invoke(turn + [first, *results])
+    assert [(c["name"], c["args"]) for c in second.tool_calls] == [
+        ("manage_memory", {"content": "User lives in Denver.", "action": "update", "id": "mem-7"})
+    ]
+    done = ToolMessage("updated memory mem-7", tool_call_id=second.tool_calls[0]["id"])
+    third = bound.invoke(turn + [first, *results, second, done])
+    assert third.tool_calls == [] and "saved" in third.content
+
+
+def test_auto_forget_deletes_the_matching_memory():
+    bound = MODEL.bind_tools([manage_memory, search_memory])
+    turn = [HumanMessage("Please forget that I like hiking.")]
+    first = bound.invoke(turn)
+    hits = [
+        {"key": "m1", "value": {"content": "User prefers hiking."}},
+        {"key": "m2", "value": {"content": "User works at Acme."}},
+    ]
+    results = [ToolMessage(json.dumps(hits), tool_call_id=c["id"]) for c in first.tool_calls]
+    second = bound.invoke(turn + [first, *results])
+    assert [(c["name"], c["args"]) for c in second.tool_calls] == [
+        ("manage_memory", {"action": "delete", "id": "m1"})
+    ]
 
 
 def test_auto_searches_memory_before_answering_a_personal_question():
