@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 STOPWORDS = frozenset(
     """a an the and or but if then so of to in on at by for with from about as into over after
@@ -408,7 +409,18 @@ def _make_fact(subject: str, predicate: str, match: re.Match, sentence: str) -> 
 
 def extract_facts(text: str, first_person: bool = True) -> list[Fact]:
     """Facts stated in `text`, in order: first-person rules (a user's message) or third-person
-    rules plus key-value pairs (memories, summaries, tool results)."""
+    rules plus key-value pairs (memories, summaries, tool results). Cached per text."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r}")
+    return list(_extract_cached(text, bool(first_person)))
+
+
+@lru_cache(maxsize=16384)
+def _extract_cached(text: str, first_person: bool) -> tuple[Fact, ...]:
+    return tuple(_extract(text, first_person))
+
+
+def _extract(text: str, first_person: bool) -> list[Fact]:
     facts: list[Fact] = []
     for sentence in split_sentences(text):
         taken: list[tuple[int, int]] = []
