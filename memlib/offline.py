@@ -305,8 +305,14 @@ def _summary_instruction(request: Request) -> tuple[int, str] | None:
     i = request.last_human_index
     if i >= 0 and SUMMARIZE_PATTERN.search(request.last_human):
         return i, request.last_human
+    if _QUESTION.search(request.last_human.strip()):
+        return None  # a question to a model whose system prompt mentions summaries
     for j, m in enumerate(request.messages):
-        if m.type == "system" and SUMMARIZE_PATTERN.search(_text(m)):
+        # A system prompt summarizes only when a sentence starts with the instruction
+        # ("Summarize the user's text in 50 words."), not when it merely mentions summaries.
+        if m.type == "system" and any(
+            SUMMARIZE_PATTERN.match(s) for s in split_sentences(_text(m))
+        ):
             return j, _text(m)
     return None
 
@@ -482,7 +488,7 @@ def _matching(facts: list[Fact], predicate: str) -> list[Fact]:
 
 def _say(fact: Fact) -> str:
     if fact.predicate.startswith("favourite "):
-        return f"Your {fact.predicate.replace('favourite', 'favourite', 1)} is {fact.value}."
+        return f"Your {fact.predicate} is {fact.value}."
     template = ANSWER_PHRASES.get(fact.predicate, "Your {p} is {v}.")
     return template.format(p=fact.predicate, v=fact.value)
 
@@ -497,7 +503,7 @@ def _answer_about_user(question: str, predicate: str, facts: list[Fact]) -> str:
         return "Here is what I know about you: " + " ".join(_say(f) for f in latest.values())
     found = _matching(facts, predicate)
     if not found:
-        label = PREDICATE_LABELS.get(predicate, predicate.replace("favourite", "favourite"))
+        label = PREDICATE_LABELS.get(predicate, predicate)
         return f"I don't know your {label} yet - you haven't told me."
     if predicate in _SINGLE_VALUED:
         return _say(found[-1])  # the newer statement wins

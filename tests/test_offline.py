@@ -295,3 +295,9 @@ def test_fact_rules_and_third_person_rewrite():
         "FAISS",
     ]
     assert re.search("Sounds", " ".join(entities("Sounds good."))) is None
+
+
+def test_system_prompt_mentioning_summaries_does_not_hijack_chat():
+    system = SystemMessage("You are a helpful assistant. You can summarize long documents when asked.")
+    out = MODEL.invoke([system, HumanMessage("I'm Greta."), HumanMessage("What is my name?")])
+    assert out.response_metadata["skill"] == "answer" and "Greta" in out.content
