@@ -688,6 +688,21 @@ class OfflineChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "memlib-offline"
 
+    def get_token_ids(self, text: str) -> list[int]:
+        """Token ids from real tiktoken (o200k_base), so counting needs no transformers."""
+        from memlib.tokens import get_encoding
+
+        return get_encoding().encode(text, disallowed_special=())
+
+    def get_num_tokens_from_messages(
+        self, messages: list[BaseMessage], tools: Sequence | None = None
+    ) -> int:
+        """Prompt tokens as OpenAI counts them (memlib.tokens); usable as trim_messages'
+        token_counter=model."""
+        from langchain_core.messages import convert_to_messages
+
+        return _token_counter()(convert_to_messages(messages))
+
     def bind_tools(
         self,
         tools: Sequence[dict[str, Any] | type | Callable | BaseTool],

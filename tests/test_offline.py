@@ -298,6 +298,18 @@ def test_fact_rules_and_third_person_rewrite():
 
 
 def test_system_prompt_mentioning_summaries_does_not_hijack_chat():
-    system = SystemMessage("You are a helpful assistant. You can summarize long documents when asked.")
+    system = SystemMessage(
+        "You are a helpful assistant. You can summarize long documents when asked."
+    )
     out = MODEL.invoke([system, HumanMessage("I'm Greta."), HumanMessage("What is my name?")])
     assert out.response_metadata["skill"] == "answer" and "Greta" in out.content
+
+
+def test_model_counts_tokens_with_tiktoken_for_trim_messages():
+    from langchain_core.messages import trim_messages
+
+    msgs = [HumanMessage(f"message number {i} about FAISS indexes") for i in range(20)]
+    assert MODEL.get_num_tokens("hello world") == 2  # o200k_base ids [24912, 2375]
+    assert MODEL.get_num_tokens_from_messages(msgs) == count_message_tokens(msgs)
+    kept = trim_messages(msgs, max_tokens=60, token_counter=MODEL, strategy="last")
+    assert 0 < len(kept) < len(msgs) and count_message_tokens(kept) <= 60
