@@ -539,6 +539,13 @@ class Filler:
                 return 1.0
             if c == "reasoning":
                 return f"Stated by the user: {fact.source.strip()}"
+            if c == "situation":
+                return fact.source.strip()  # a fact's context: the sentence that stated it
+            if c in _PROFILE:
+                matches = c == fact.predicate or (
+                    c == "preference" and fact.predicate.startswith("favourite ")
+                )
+                return fact.value if matches else None
         if c in SINGLE_VALUED:
             f = _latest(facts, c)
             return f.value if f else None
@@ -946,7 +953,8 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
     if fresh and schema_tools:
         tool = _best_schema_tool(schema_tools, filler)
         if _is_per_fact(tool):
-            calls += [(tool.name, filler.fill(tool.parameters, f)) for f in fresh]
+            wanted = facts_for(tool, ctx)
+            calls += [(tool.name, filler.fill(tool.parameters, f)) for f in fresh if f in wanted]
         elif not any(r.kind == tool.name for r in ctx.existing):
             args = filler.fill(tool.parameters)
             if any(v not in (None, "", [], {}) for v in args.values()):
@@ -1009,8 +1017,31 @@ def _retractions(ctx: Context) -> list[str]:
 
 
 def _is_per_fact(tool: ToolSpec) -> bool:
-    concepts = {concept(n, _resolve(s, tool.parameters)) for n, s in tool.properties.items()}
-    return bool(concepts & _PER_FACT) and not (concepts & (_PROFILE | _EPISODE))
+    """A collection item (one record per fact: Memory(content), a triple, Preference(category,
+    preference)) rather than a document (a profile with several slots or list fields, an episode)."""
+    specs = {n: _resolve(s, tool.parameters) for n, s in tool.properties.items()}
+    concepts = [concept(n, s) for n, s in specs.items()]
+    if sum(c in _EPISODE for c in concepts) >= 2 or any(
+        s.get("type") == "array" for s in specs.values()
+    ):
+        return False
+    profile = [c for c in concepts if c in _PROFILE]
+    return len(profile) <= 1 and bool(set(concepts) & (_PER_FACT | _PROFILE))
+
+
+def facts_for(tool: ToolSpec, ctx: Context) -> list[Fact]:
+    """The facts a collection schema records: those of its one profile slot, else all."""
+    slots = {
+        concept(n, _resolve(s, tool.parameters)) for n, s in tool.properties.items()
+    } & _PROFILE
+    facts = per_fact_facts(ctx)
+    if not slots:
+        return facts
+    return [
+        f
+        for f in facts
+        if f.predicate in slots or ("preference" in slots and f.predicate.startswith("favourite "))
+    ]
 
 
 def _best_schema_tool(tools: list[ToolSpec], filler: Filler) -> ToolSpec:
@@ -1335,7 +1366,7 @@ def _fill_forced(tool: ToolSpec, ctx: Context, filler: Filler) -> list[tuple[str
             (tool.name, q) for q in _search_args(tool, ctx, filler, many=kind == "memory_search")
         ]
     if kind == "memory_write" or _is_per_fact(tool):
-        facts = per_fact_facts(ctx)
+        facts = facts_for(tool, ctx)
         if facts:
             return [(tool.name, _write_args(tool, ctx, filler, f)) for f in facts]
         notes = memory_notes(ctx)

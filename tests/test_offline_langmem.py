@@ -379,3 +379,29 @@ def test_react_agent_updates_and_deletes_instead_of_duplicating(embeddings):
         "User lives in Denver."
     ]
     assert "Denver" in say("Where do I live?", "d")
+
+
+def test_collection_schema_gets_one_record_per_matching_fact():
+    from langmem import create_memory_manager
+    from pydantic import BaseModel, Field
+
+    class Preference(BaseModel):
+        """One preference the user stated."""
+
+        category: str = Field(description="What the preference is about")
+        preference: str
+        context: str | None = None
+
+    text = "I'm Kai from Oslo. I prefer dark mode, and my favourite editor is Neovim. I also like green tea."
+    records = [
+        m.content
+        for m in create_memory_manager(MODEL, schemas=[Preference]).invoke(
+            {"messages": [HumanMessage(text)]}
+        )
+    ]
+    assert sorted(r.preference for r in records) == [
+        "Neovim",
+        "dark mode",
+        "green tea",
+    ]  # not Kai, not Oslo
+    assert all(r.context and r.preference in r.context for r in records)
