@@ -19,7 +19,17 @@ most `exact_threshold` vectors are scored exactly with numpy, whatever the index
 `save()` writes the FAISS index and a JSON item table to a directory, then atomically switches a
 `manifest.json` to the new pair, so a crash mid-save leaves the previous save intact. Opening a
 store on that directory restores the same items, ids and index: the same searches return the same
-results and scores.
+results and scores. `autosave=True` saves after every batch that writes: simple and safe for
+the small stores of the notebooks, but each save rewrites the whole directory, so large stores
+should call `save()` themselves.
+
+Example::
+
+    store = FaissStore(index={"dims": 384, "embed": MiniLMEmbeddings(), "fields": ["text"]},
+                       path="build/memories")          # reopens the directory if it was saved
+    store.put(("memories", "ana"), "m1", {"text": "Ana's dog is called Rex"})
+    store.search(("memories", "ana"), query="pet name", limit=3)
+    store.save()
 
 Every batch is validated and embedded before anything changes: a bad namespace, a value that is
 not JSON, a vector of the wrong size, a NaN or zero vector raises ValueError / TypeError naming
@@ -216,7 +226,10 @@ class _Plan:
 
 
 class FaissStore(BaseStore):
-    """A LangGraph BaseStore with FAISS vector search, saved to a directory. Introduced in notebooks/03."""
+    """A LangGraph BaseStore with FAISS vector search, saved to a directory.
+
+    Introduced in notebooks/03_episodic_recall.ipynb.
+    """
 
     supports_ttl = False
 

@@ -687,6 +687,8 @@ def test_save_and_reload_is_identical(kind, tmp_path):
     store.put(("docs", "0"), "plain", {"note": "no text"})
     for i in range(0, 120, 4):
         store.delete(("docs", str(i % 3)), f"k{i}")
+    if kind == "hnsw":
+        assert store._tombstones, "the saved HNSW index should carry tombstones"
     store.save()
     again = FaissStore.load(
         tmp_path / "store",
@@ -694,6 +696,7 @@ def test_save_and_reload_is_identical(kind, tmp_path):
         index_type=kind,
     )
     consistent(again)
+    assert again._tombstones == store._tombstones
     assert len(again) == len(store)
     assert again.list_namespaces() == store.list_namespaces()
     for query in [None, "red cat", "tea", "blue fish rain"]:
