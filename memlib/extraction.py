@@ -180,7 +180,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
     (p, re.compile(rx))
     for p, rx in [
         ("name", r"(?i:\bmy name(?:'s| is)|\bcall me|\bi(?:'m| am) called|\bi go by)\s+" + _NAME),
-        ("name", r"(?i:\b(?:this is|i'm|i am))\s+" + _NAME + r"(?!\s+(?:at|from|in)\b)"),
+        ("name", r"(?i:\b(?:this is|i'm|i am))\s+" + _NAME),
         (
             "employer",
             r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+|still\s+)?(?:work(?:ing)?|employed)\s+(?:at|for|by|with)"
@@ -191,9 +191,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
             "role",
             r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+)?(?:work(?:ing)?|employed) as|\bmy (?:job title|job|role|title|position|occupation) is"
             r"|\bi(?:'m| am)?\s*(?:work(?:ing)?|employed)\s+(?:at|for|by|with)\s+[^.,;!?\n]{1,60}?\s+as|\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s)"
-            r"|\bi(?:'m| am)\s+[A-Z][\w'-]+,(?=\s+(?:a|an|the)\s))\s+"
-            + _ART
-            + _VAL_ROLE,
+            r"|\bi(?:'m| am)\s+[A-Z][\w'-]+,(?=\s+(?:a|an|the)\s))\s+" + _ART + _VAL_ROLE,
         ),
         (
             "employer",
@@ -209,7 +207,8 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
             "location",
             r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+)?(?:live|living|based|located|staying|residing)\s+in"
             r"|\b(?:i|we)(?:'ve| have)?\s*(?:just\s+|recently\s+)?(?:moved|relocated)\s+to"
-            r"|\bwe(?:'re| are)?\s*(?:live|living|based)\s+in|\bi(?:'m| am) from)\s+" + _VAL,
+            r"|\bwe(?:'re| are)?\s*(?:live|living|based)\s+in|\bi(?:'m| am)(?:\s+[A-Z][\w'-]+,?)?\s+from)\s+"
+            + _VAL,
         ),
         (
             "favourite",
@@ -218,13 +217,21 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "dislike",
-            r"(?i:\bi " + _ADV + r"(?:don't|do not|never|can't|cannot)\s+" + _ADV + r"(?:like|stand|enjoy|use|want)|\bi " + _ADV + r"(?:hate|dislike|avoid)|\bi(?:'m| am) allergic to)\s+"
+            r"(?i:\bi "
+            + _ADV
+            + r"(?:don't|do not|never|can't|cannot)\s+"
+            + _ADV
+            + r"(?:like|stand|enjoy|use|want)|\bi "
+            + _ADV
+            + r"(?:hate|dislike|avoid)|\bi(?:'m| am) allergic to)\s+"
             + _VAL,
         ),
         (
             "preference",
             r"(?i:\bi(?:'d| would)?\s*" + _ADV + r"(?:prefer|rather(?: use| have)?)"
-            r"|\bi " + _ADV + r"(?:like|love|enjoy)|\bi(?:'m| am) (?:a )?(?:big |huge )?fan of)\s+"
+            r"|\bi "
+            + _ADV
+            + r"(?:like|love|enjoy)|\bi(?:'m| am) (?:a )?(?:big |huge )?fan of)\s+"
             + _VAL,
         ),
         (

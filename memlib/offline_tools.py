@@ -685,6 +685,15 @@ _TIME_CUE = re.compile(
 )
 
 
+def _is_introduction(sentence: str) -> bool:
+    facts = extract_facts(sentence, True)
+    return (
+        bool(facts)
+        and all(f.predicate in SINGLE_VALUED for f in facts)
+        and len(sentence.split()) <= 12
+    )
+
+
 def _sentences(turn: Turn) -> list[str]:
     return split_sentences(turn.text)
 
@@ -704,7 +713,9 @@ def episode(ctx: Context) -> dict:
     if not users:
         return {}
     opening = _sentences(turns[users[0]])
-    situation = to_third_person(" ".join(opening[:2]))
+    # Skip a bare self-introduction ("I'm Kai from Oslo.") before the actual request.
+    task = [t for t in opening if not _is_introduction(t)] or opening
+    situation = to_third_person(" ".join(task[:2]))
     if not situation.lower().startswith("user"):
         situation = "User said: " + situation
     situation = _first_words(situation, 45)
@@ -776,9 +787,7 @@ def episode(ctx: Context) -> dict:
         lesson = lesson[:1].upper() + lesson[1:]
     else:
         what = approach_parts[-1] if approach_parts else "the approach"
-        lesson = (
-            f"For requests like '{_first_words(opening[0], 12)}': {what.rstrip('.')} - {verdict}."
-        )
+        lesson = f"For requests like '{_first_words(task[0], 12)}': {what.rstrip('.')} - {verdict}."
     out = {"situation": situation, "approach": approach, "outcome": outcome, "lesson": lesson}
     return {k: v for k, v in out.items() if v}
 
@@ -1343,10 +1352,48 @@ def plan_tool_calls(
         return _fill_forced(specs[forced_name], ctx, filler)
     if forced or (_is_extraction(ctx) and all(_kind(t) == "other" for t in specs.values())):
         candidates = [t for n, t in specs.items() if n not in ("Done", "PatchDoc", "RemoveDoc")]
-        if len(candidates) == 1 or all(_kind(t) == "other" for t in candidates):
-            tool = candidates[0] if len(candidates) == 1 else _best_schema_tool(candidates, filler)
-            return _fill_forced(tool, ctx, filler)
+        if len(candidates) == 1:
+            calls = _fill_forced(candidates[0], ctx, filler)
+            # Asked (not forced) to extract: say nothing rather than store an empty record.
+            return (
+                calls if forced or any(_has_content(candidates[0], a) for _, a in calls) else None
+            )
+        if all(_kind(t) == "other" for t in candidates):
+            return _fill_schemas(candidates, ctx, filler, forced)
     return _agent_policy(ctx, specs, filler, forced)
+
+
+_WEAK = {"reasoning", "confidence", "topic", None}
+
+
+def _has_content(tool: ToolSpec, args: dict) -> bool:
+    return any(
+        v not in (None, "", [], {}) and concept(k, tool.properties.get(k, {})) not in _WEAK
+        for k, v in args.items()
+    )
+
+
+def _fill_schemas(
+    tools: list[ToolSpec], ctx: Context, filler: Filler, forced: bool
+) -> list[tuple[str, dict]] | None:
+    """Several schemas offered: a call for each one the conversation has content for (an
+    episode schema only for an exchange with the assistant); the best one when none has."""
+    calls: list[tuple[str, dict]] = []
+    exchange = any(t.speaker == "assistant" for t in ctx.turns)
+    for tool in tools:
+        concepts = [concept(n, _resolve(s, tool.parameters)) for n, s in tool.properties.items()]
+        if sum(c in _EPISODE for c in concepts) >= 2 and not exchange:
+            continue
+        if _is_per_fact(tool):
+            if facts_for(tool, ctx):
+                calls += _fill_forced(tool, ctx, filler)
+            continue
+        args = filler.fill(tool.parameters)
+        if _has_content(tool, args):
+            calls.append((tool.name, args))
+    if calls or not forced:
+        return calls or None
+    return _fill_forced(_best_schema_tool(tools, filler), ctx, filler)
 
 
 _EXTRACT = re.compile(

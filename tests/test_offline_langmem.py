@@ -405,3 +405,39 @@ def test_collection_schema_gets_one_record_per_matching_fact():
         "green tea",
     ]  # not Kai, not Oslo
     assert all(r.context and r.preference in r.context for r in records)
+
+
+def test_several_schemas_each_get_what_fits():
+    from langmem import create_memory_manager
+    from pydantic import BaseModel
+
+    class UserProfile(BaseModel):
+        """The user's profile."""
+
+        name: str | None = None
+        location: str | None = None
+
+    class Episode(BaseModel):
+        """A past interaction worth learning from."""
+
+        situation: str
+        approach: str
+        outcome: str
+        lesson: str
+
+    manager = create_memory_manager(MODEL, schemas=[UserProfile, Episode])
+    exchange = [
+        HumanMessage("I'm Kai from Oslo. My CI build fails with exit code 137."),
+        AIMessage(
+            "Exit code 137 means the container ran out of memory; raise the memory limit to 4 GB."
+        ),
+        HumanMessage("That fixed it, thanks!"),
+    ]
+    kinds = {type(m.content).__name__: m.content for m in manager.invoke({"messages": exchange})}
+    assert kinds["UserProfile"].name == "Kai" and kinds["UserProfile"].location == "Oslo"
+    assert "137" in kinds["Episode"].situation and "Kai" not in kinds["Episode"].situation
+    # No exchange with the assistant: no episode is made up.
+    only_intro = manager.invoke({"messages": [HumanMessage("I'm Kai from Oslo.")]})
+    assert [type(m.content).__name__ for m in only_intro] == ["UserProfile"]
+    # Nothing extractable: nothing stored (not an empty record).
+    assert manager.invoke({"messages": [HumanMessage("hello there")]}) == []
