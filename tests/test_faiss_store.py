@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import tempfile
 import threading
 import zlib
 from datetime import datetime
@@ -394,9 +395,10 @@ search_ops = st.tuples(
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(ops=st.lists(st.one_of(put_ops, delete_ops, search_ops), max_size=40))
+@given(ops=st.lists(st.one_of(put_ops, delete_ops, search_ops, st.just(("restart",))), max_size=40))
 def test_random_sequences_agree_with_inmemory(kind, ops):
     ref, store = make("inmemory"), make(kind, rebuild_fraction=0.3)
+    saves = tempfile.TemporaryDirectory()
     for s in (ref, store):  # fix the namespace order the same way in both
         for ns in NAMESPACES:
             s.put(ns, "_", {"text": "seed", "n": 0})
@@ -410,6 +412,11 @@ def test_random_sequences_agree_with_inmemory(kind, ops):
         elif op[0] == "delete":
             ref.delete(op[1], op[2])
             store.delete(op[1], op[2])
+        elif op[0] == "restart":  # save, then carry on with a store loaded from disk
+            store.save(saves.name)
+            store = FaissStore.load(
+                saves.name, index=store.index_config, index_type=kind, rebuild_fraction=0.3
+            )
         else:
             _, prefix, query, filt, limit, offset = op
             a = ref.search(prefix, query=query, filter=filt, limit=limit, offset=offset)
@@ -422,6 +429,7 @@ def test_random_sequences_agree_with_inmemory(kind, ops):
             assert (a is None) == (b is None) and (a is None or a.value == b.value)
     live = {tuple(r.namespace) for r in ref.search((), limit=100)}
     assert store.list_namespaces() == sorted(live)
+    saves.cleanup()
 
 
 # Deliberate differences from InMemoryStore
