@@ -868,6 +868,9 @@ class FaissStore(BaseStore):
                 )
         self._data, self._vec_ids, self._owner = data, vec_ids, owner
         self._tombstones = set(table["tombstones"])
+        used = max(max(owner, default=-1), max(table["tombstones"], default=-1))
+        if table["next_id"] <= used:
+            raise ValueError(f"{path}: next_id {table['next_id']} would reuse vector id {used}")
         self._next_id = table["next_id"]
         self._n_unindexed = n_unindexed
         self._ns_nvec = ns_nvec
