@@ -252,6 +252,11 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
             r"(?i:\bi(?:'m| am)\s+)(?P<value>\d{1,3})(?i:\s+years?\s+old|\b(?!\s*(?:%|am|pm)))",
         ),
         ("uses", r"(?i:\bi (?:mostly\s+|mainly\s+|usually\s+)?use)\s+" + _VAL),
+        (
+            "named",
+            r"(?i:\bmy)\s+(?P<topic>[a-z][\w' -]{1,30}?)\s+(?i:is|are)\s+(?i:called|named)\s+"
+            + _NAME,
+        ),
         ("generic", r"(?i:\bmy)\s+(?P<topic>[a-z][\w' -]{1,30}?)\s+(?i:is|are)\s+" + _VAL),
     ]
 ]
@@ -404,6 +409,8 @@ def _make_fact(subject: str, predicate: str, match: re.Match, sentence: str) -> 
     if predicate == "favourite":
         topic = _clean_value(match.group("topic")).lower()
         predicate = f"favourite {topic}"
+    elif predicate == "named":
+        predicate = _clean_value(match.group("topic")).lower() + "'s name"
     elif predicate == "generic":
         topic = _clean_value(match.group("topic")).lower()
         if topic in ("name", "job", "role", "title") or topic.startswith(("favou", "preferred")):
@@ -430,6 +437,8 @@ def _extract_cached(text: str, first_person: bool) -> tuple[Fact, ...]:
 def _extract(text: str, first_person: bool) -> list[Fact]:
     facts: list[Fact] = []
     for sentence in split_sentences(text):
+        if first_person and sentence.rstrip().endswith("?"):
+            continue  # "do I like X?" asks, it does not state
         taken: list[tuple[int, int]] = []
         rules = FIRST_PERSON_RULES if first_person else THIRD_PERSON_RULES
         for predicate, pattern in rules:

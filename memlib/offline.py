@@ -475,6 +475,15 @@ def user_facts(messages: Sequence[BaseMessage]) -> list[Fact]:
 
 
 def _matching(facts: list[Fact], predicate: str) -> list[Fact]:
+    found = _matching_exact(facts, predicate)
+    if not found and predicate.endswith("'s name"):
+        # "What's my manager's name?" answered by "My manager is Priya."
+        owner = predicate.removesuffix("'s name")
+        found = [f for f in facts if f.predicate == owner and f.value[:1].isupper()]
+    return found
+
+
+def _matching_exact(facts: list[Fact], predicate: str) -> list[Fact]:
     if predicate.startswith("favourite "):
         topic = content_terms(predicate.removeprefix("favourite "))
         return [
@@ -533,11 +542,28 @@ def context_sentences(messages: Sequence[BaseMessage], skip: int) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_TO_SECOND = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"}
+
+
 def _second_person(sentence: str) -> str:
+    """Third-person memory text told back to the user: "User lives in Oslo" -> "you live in Oslo"."""
     s = re.sub(r"\b(?:the )?user's\b", "your", sentence, flags=re.I)
-    s = re.sub(r"\b(?:the )?user is\b", "you are", s, flags=re.I)
-    s = re.sub(r"\b(?:the )?user has\b", "you have", s, flags=re.I)
-    return re.sub(r"\b(?:the )?user (\w+?)s\b", r"you \1", s, flags=re.I)
+
+    def verb(m: re.Match) -> str:
+        adverb, word = m.group(1) or "", m.group(2)
+        low = word.lower()
+        if low in _TO_SECOND:
+            word = _TO_SECOND[low]
+        elif re.search(r"[^aeiou]ies$", low):
+            word = word[:-3] + "y"
+        elif re.search(r"(?:sh|ch|x|z|ss|o)es$", low):
+            word = word[:-2]
+        elif low.endswith("s") and not low.endswith("ss") and len(low) > 3:
+            word = word[:-1]  # past tense and modals stay as they are
+        return f"you {adverb}{word}"
+
+    adverbs = r"(?:also|still|really|often|usually|always|never|now|just|mostly|\w+ly) "
+    return re.sub(rf"\b(?:the )?user ({adverbs})?([\w']+)", verb, s, flags=re.I)
 
 
 def answer_from_context(question: str, sentences: list[str]) -> str | None:
@@ -583,7 +609,13 @@ def answer(request: Request) -> str:
         for q in asked:
             about = ask_about_all(q)
             if about:
-                replies += [_answer_about_user(q, predicate, facts) for predicate, _ in about]
+                for predicate, _ in about:
+                    reply = _answer_about_user(q, predicate, facts)
+                    if reply.startswith("I don't know") and predicate not in PREDICATE_LABELS:
+                        # Not a slot the rules know ("my kids' names"): a context sentence may say.
+                        found = answer_from_context(q, context_sentences(messages, skip=i))
+                        reply = f"From what I have in context: {found}" if found else reply
+                    replies.append(reply)
                 continue
             found = answer_from_context(q, context_sentences(messages, skip=i))
             replies.append(

@@ -313,3 +313,27 @@ def test_model_counts_tokens_with_tiktoken_for_trim_messages():
     assert MODEL.get_num_tokens_from_messages(msgs) == count_message_tokens(msgs)
     kept = trim_messages(msgs, max_tokens=60, token_counter=MODEL, strategy="last")
     assert 0 < len(kept) < len(msgs) and count_message_tokens(kept) <= 60
+
+
+# Planted facts recalled after ten filler turns. Written while widening the rules (a regression
+# guard, not a held-out score); "Do I eat meat?" after "I'm vegetarian." needs reasoning and
+# "Where do I work from?" after "I work remotely from Lagos." is not covered.
+PLANTED = [
+    ("My dog's name is Rex.", "What's my dog's name?", "Rex"),
+    ("My wife is called Sofia.", "What is my wife's name?", "Sofia"),
+    ("I was born in 1988.", "When was I born?", "1988"),
+    ("I'm allergic to peanuts.", "What am I allergic to?", "peanuts"),
+    ("My favorite color is teal.", "What's my favorite color?", "teal"),
+    ("I have two kids, Max and Lea.", "What are my kids' names?", "Max and Lea"),
+    ("I'm 34 years old.", "How old am I?", "34"),
+    ("My manager is Priya.", "What's my manager's name?", "Priya"),
+    ("I studied physics at ETH Zurich.", "Where did I study?", "ETH Zurich"),
+    ("I prefer answers in bullet points.", "How do I like my answers formatted?", "bullet points"),
+]
+
+
+@pytest.mark.parametrize("fact, question, expected", PLANTED)
+def test_planted_fact_is_recalled_after_filler(fact, question, expected):
+    filler = [HumanMessage("Let's talk about something else."), AIMessage("Sure.")] * 5
+    out = reply(HumanMessage(fact), AIMessage("Noted."), *filler, HumanMessage(question))
+    assert expected in out
