@@ -701,9 +701,10 @@ class OfflineChatModel(BaseChatModel):
       retracts: "forget that ...", "I no longer ...") and new schema calls; on a validation error
       it answers PatchFunctionErrors / PatchFunctionName from the error text. LangMem: Done on
       later steps, prompt-optimizer tools add feedback as rules to the prompt. With tool_choice
-      auto it writes memory when the user states facts or asks to be remembered, searches memory
-      (and a knowledge-base tool for domain questions) before answering a question, and answers in
-      text once tool results follow the last user message. Tool-call ids hash the conversation
+      auto, when the user states facts or says "remember ..." / "forget ...", it searches memory
+      first, then updates the memory holding the same slot, deletes a retracted one and creates
+      the rest; for a question it searches memory (and a knowledge-base tool for domain
+      questions); it answers in text once the results are in. Tool-call ids hash the conversation
       (minus LangMem's random session ids) and the call's position: stable across runs.
       with_structured_output goes through a forced tool call (pydantic, TypedDict, JSON schema,
       include_raw; method= is accepted).

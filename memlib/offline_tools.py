@@ -1444,6 +1444,18 @@ def _search_args(tool: ToolSpec, ctx: Context, filler: Filler, many: bool) -> li
     return [{**{k: v for k, v in base.items() if k != qkey}, qkey: q} for q in queries]
 
 
+def _actions(tool: ToolSpec) -> list[str]:
+    """The actions a memory-writing tool accepts: its enum, else those its description names."""
+    spec = _resolve(tool.properties.get("action", {}), tool.parameters)
+    if "enum" in spec:
+        return list(spec["enum"])
+    if not spec:
+        return []
+    text = f"{tool.description} {spec.get('description', '')}".lower()
+    named = [a for a in ("create", "update", "delete") if a in text]
+    return named or ["create", "update", "delete"]
+
+
 def _write_args(
     tool: ToolSpec, ctx: Context, filler: Filler, fact: Fact | None, note: str | None = None
 ) -> dict:
@@ -1453,7 +1465,7 @@ def _write_args(
         args["content"] = note
     if "action" in props:
         existing_id = _known_memory_id(ctx, fact) if fact else None
-        actions = _resolve(props["action"], tool.parameters).get("enum", ["create"])
+        actions = _actions(tool)
         if existing_id and "update" in actions:
             args["action"], args["id"] = "update", existing_id
         else:
@@ -1585,7 +1597,7 @@ def _write_calls(
     """Memory writes: delete hits the user retracted, update hits holding a fact's slot, create
     the rest."""
     calls = []
-    actions = _resolve(tool.properties.get("action", {}), tool.parameters).get("enum", [])
+    actions = _actions(tool)
     deleted = set()
     if "delete" in actions:
         for hit in hits:
