@@ -38,6 +38,16 @@ from memlib.extraction import (
 )
 
 SINGLE_VALUED = ("name", "employer", "role", "location", "age")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+DATE = re.compile(
+    r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
+    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:\s+\d{{4}})?"
+    rf"|(?:next|last|this|on)\s+(?:{_WEEKDAY}|week|month|year)|{_WEEKDAY}|tomorrow|today|yesterday|tonight)\b",
+    re.I,
+)
+NUMBER = re.compile(r"(?<![\w.])[$€£]?\d[\d,]*(?:\.\d+)?%?(?![\w.])")
 MAX_SEARCH_CALLS = 4
 
 # --------------------------------------------------------------------------------------------
@@ -351,6 +361,8 @@ FIELD_CONCEPTS: list[tuple[str, re.Pattern, re.Pattern | None]] = [
         ("topic", r"^(?:topic|category|kind|type|subject_area|tag)$", None),
         ("query", r"^(?:search_)?quer(?:y|ies)$|^question$", None),
         ("confidence", r"confidence|certainty|probability", None),
+        ("date", r"date|^when$|^day$|deadline|due|birthday|^time$|scheduled", r"\bdate\b|\bwhen\b"),
+        ("number", r"amount|count|number|quantity|budget|price|cost|total|size|how_many|^n_", None),
         (
             "reasoning",
             r"reason|analysis|rationale|logic|explanation|thought|critique|criticism|planned_edits|hypothes",
@@ -465,7 +477,7 @@ def _coerce(value: Any, spec: dict, root: dict) -> Any:
     if kind in ("integer", "number"):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return int(value) if kind == "integer" else float(value)
-        m = re.search(r"-?\d+(?:\.\d+)?", str(value))
+        m = re.search(r"-?\d+(?:\.\d+)?", re.sub(r"(?<=\d),(?=\d{3})", "", str(value)))
         if not m:
             return None
         return int(float(m.group())) if kind == "integer" else float(m.group())
@@ -572,6 +584,27 @@ class Filler:
             return "Filled by rules from the conversation (memlib.extraction)."
         return None
 
+    def mention(self, c: str, field_name: str, fact: Fact | None = None) -> str | None:
+        """A date or number the user stated: in the fact's sentence, else in the latest user
+        sentence that names the field ("deadline"), else (dates only) the latest date at all."""
+        pattern = DATE if c == "date" else NUMBER
+        if fact is not None:
+            m = pattern.search(fact.source)
+            return m.group(0) if m else None
+        words = content_terms(field_name.replace("_", " ")) - {"date", "number", "amount"}
+        sentences = [x for t in reversed(self.ctx.user_texts) for x in reversed(split_sentences(t))]
+        for sentence in sentences:
+            if words & content_terms(sentence):
+                found = _nearest(pattern, sentence, words)
+                if found:
+                    return found
+        if c == "date":
+            for sentence in sentences:
+                m = pattern.search(sentence)
+                if m:
+                    return m.group(0)
+        return None
+
     def _graded(self) -> tuple[bool, str] | None:
         """(relevant, reason) when the request holds a query and a document to grade."""
         if not hasattr(self, "_grade_cache"):
@@ -596,6 +629,10 @@ class Filler:
                 item_schema = _resolve(spec["items"], root)
                 items = [self.fill(item_schema, f, root) for f in per_fact_facts(self.ctx)]
                 value = [i for i in items if i] or None
+            elif c in ("date", "number") or (
+                c is None and spec.get("type") in ("integer", "number")
+            ):
+                value = _coerce(self.mention(c or "number", name, fact), spec, root)
             elif c:
                 value = _coerce(self.value(c, fact), spec, root)
             if value in (None, "", []) and name in required:
@@ -603,6 +640,26 @@ class Filler:
             if value not in (None, "", []) or name in required:
                 out[name] = value
         return out
+
+
+def _nearest(pattern: re.Pattern, sentence: str, words: set[str]) -> str | None:
+    """The match of `pattern` closest to (preferably after) a mention of one of `words`; numbers
+    inside dates do not count."""
+    dates = [m.span() for m in DATE.finditer(sentence)] if pattern is NUMBER else []
+    spots = [
+        m.start()
+        for m in re.finditer(r"[A-Za-z][\w'-]*", sentence)
+        if content_terms(m.group()) & words
+    ]
+    best, best_d = None, None
+    for m in pattern.finditer(sentence):
+        if any(a <= m.start() < b for a, b in dates):
+            continue
+        for p in spots:
+            d = m.start() - p if m.start() >= p else 1000 + p - m.start()
+            if best_d is None or d < best_d:
+                best, best_d = m.group(0), d
+    return best
 
 
 def per_fact_facts(ctx: Context) -> list[Fact]:

@@ -334,3 +334,18 @@ def test_system_prompt_instructions_are_not_facts():
         ]
     )
     assert out.location == "Oslo" and out.employer is None
+
+
+def test_dates_and_numbers_come_from_the_sentence_that_names_the_field():
+    class Task(BaseModel):
+        """A task the user mentioned."""
+
+        deadline: str | None = None
+        budget: float | None = None
+        attendees: int | None = None
+        priority: int | None = None
+
+    text = "The deadline is March 15 and the budget is 40,000 euros. 12 attendees will join."
+    task = MODEL.with_structured_output(Task).invoke([HumanMessage(text)])
+    assert (task.deadline, task.budget, task.attendees) == ("March 15", 40000.0, 12)
+    assert task.priority is None  # never stated: omitted, not guessed
