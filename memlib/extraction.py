@@ -568,6 +568,16 @@ _MODALS = {
     "'d",
     "did",
     "had",
+    "cannot",
+    "can't",
+    "won't",
+    "wouldn't",
+    "couldn't",
+    "shouldn't",
+    "didn't",
+    "wasn't",
+    "isn't",
+    "aren't",
 }
 _ADVERB = re.compile(
     r"^(?:\w+ly|also|just|still|often|usually|always|never|now|currently|recently|mostly|mainly|even)$",

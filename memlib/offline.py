@@ -270,6 +270,22 @@ _FILLER = re.compile(
 )
 
 
+_COURTESY = content_terms(
+    "help happy glad welcome assist sure problem question anything else great thanks thank "
+    "hello hi hey nice meet good sounds okay let know"
+)
+
+
+def _is_small_talk(sentence: str) -> bool:
+    """Greetings and courtesy ("I'd be happy to help."), not "Hi, I'm stuck on X"."""
+    if entities(sentence):
+        return False
+    terms = content_terms(sentence)
+    return (bool(_SMALL_TALK.match(sentence)) and len(terms - _COURTESY) == 0) or (
+        bool(terms) and terms <= _COURTESY
+    )
+
+
 @dataclass
 class _Summary:
     budget: int
@@ -402,7 +418,7 @@ def summarize(request: Request) -> str:
             and speaker in ("assistant", "ai")
         ):
             continue
-        if _SMALL_TALK.match(sentence) and not entities(sentence) and _words(sentence) <= 8:
+        if _is_small_talk(sentence):
             continue
         new.append((pos, speaker, _rewrite(speaker, sentence)))
     if new:

@@ -343,7 +343,7 @@ FIELD_CONCEPTS: list[tuple[str, re.Pattern, re.Pattern | None]] = [
         ),
         (
             "role",
-            r"^(?:job_?)?(?:role|title|occupation|position|job)$|^job_title$",
+            r"^(?:job_?)?(?:role|occupation|position|job)$|^job_title$",
             r"\b(?:role|job|occupation)\b",
         ),
         (
@@ -357,6 +357,7 @@ FIELD_CONCEPTS: list[tuple[str, re.Pattern, re.Pattern | None]] = [
         ("project", r"project|working_on", None),
         ("age", r"^age$", None),
         ("summary", r"summary|abstract|tl_?dr", None),
+        ("title", r"^(?:title|headline|heading|subject_line)$", None),
         ("keywords", r"keywords|tags|entities|key_terms", None),
         ("topic", r"^(?:topic|category|kind|type|subject_area|tag)$", None),
         ("query", r"^(?:search_)?quer(?:y|ies)$|^question$", None),
@@ -567,6 +568,8 @@ class Filler:
             return episode(self.ctx).get(c)
         if c == "summary":
             return conversation_summary(self.ctx)
+        if c == "title":
+            return conversation_title(self.ctx)
         if c == "keywords":
             return entities(" ".join(self.ctx.user_texts)) or None
         if c == "query":
@@ -699,6 +702,22 @@ def grading_pair(ctx: Context) -> tuple[str, str] | None:
     from memlib.offline import Request, _grading_inputs
 
     return _grading_inputs(Request(ctx.messages))
+
+
+def conversation_title(ctx: Context) -> str | None:
+    """A short title: the salient names and terms of the user's first request."""
+    texts = [t.text for t in ctx.turns if t.speaker == "user" and t.text.strip()]
+    if not texts:
+        return None
+    first = [s for s in split_sentences(texts[0]) if not _is_introduction(s)] or split_sentences(
+        texts[0]
+    )
+    names = entities(first[0])[:3]
+    terms = [
+        w for w in re.findall(r"[A-Za-z][\w'-]+", first[0]) if content_terms(w) and w not in names
+    ]
+    words = (names + terms)[:6]
+    return " ".join(w[:1].upper() + w[1:] for w in words) or None
 
 
 def conversation_summary(ctx: Context, budget: int = 40) -> str | None:

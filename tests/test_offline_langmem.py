@@ -441,3 +441,17 @@ def test_several_schemas_each_get_what_fits():
     assert [type(m.content).__name__ for m in only_intro] == ["UserProfile"]
     # Nothing extractable: nothing stored (not an empty record).
     assert manager.invoke({"messages": [HumanMessage("hello there")]}) == []
+
+
+def test_thread_extractor_title_and_summary():
+    from langmem import create_thread_extractor
+
+    thread = [
+        {"role": "user", "content": "Hi, I am having trouble with my account."},
+        {"role": "assistant", "content": "I would be happy to help. What seems to be the issue?"},
+        {"role": "user", "content": "I cannot reset my password on the Acme portal."},
+    ]
+    out = create_thread_extractor(MODEL).invoke({"messages": thread})
+    assert "Account" in out.title
+    assert "Acme" in out.summary and "password" in out.summary
+    assert "happy to help" not in out.summary  # courtesy is not content
