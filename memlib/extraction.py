@@ -453,6 +453,14 @@ def _extract(text: str, first_person: bool) -> list[Fact]:
                 if fact:
                     facts.append(fact)
                     taken.append(span)
+        if not first_person and re.search(r"\buser\b", sentence, re.I):
+            # Memory text about "User" ("User is Dana, a developer at Globex") also reads as the
+            # user's own statement, so the first-person rules cover it too.
+            known = {(f.predicate, f.value.lower()) for f in facts}
+            for f in _extract(to_first_person(sentence), True):
+                if (f.predicate, f.value.lower()) not in known:
+                    facts.append(Fact("user", f.predicate, f.value, sentence))
+                    known.add((f.predicate, f.value.lower()))
         if not first_person:
             for m in _KEY_VALUE.finditer(sentence):
                 key = m.group("key").strip().lower().replace(" ", "_")
@@ -606,6 +614,39 @@ def _conjugate(verb: str) -> str:
     if re.search(r"[^aeiou]y$", low):
         return verb[:-1] + "ies"
     return verb + "s"
+
+
+_TO_FIRST = {"is": "am", "was": "was", "has": "have", "does": "do", "doesn't": "don't"}
+
+
+def base_verb(word: str) -> str:
+    """Third-person singular to base form: works -> work, studies -> study, watches -> watch."""
+    low = word.lower()
+    if re.search(r"[^aeiou]ies$", low):
+        return word[:-3] + "y"
+    if re.search(r"(?:sh|ch|x|z|ss|o)es$", low):
+        return word[:-2]
+    if low.endswith("s") and not low.endswith("ss") and len(low) > 3:
+        return word[:-1]
+    return word  # past tense, modals
+
+
+_USER_VERB = re.compile(
+    r"\b(?:the )?user ((?:also|still|really|often|usually|always|never|now|just|mostly|\w+ly) )?([\w']+)",
+    re.I,
+)
+
+
+def to_first_person(sentence: str) -> str:
+    """Memory text about the user as the user would say it: "User works at X" -> "I work at X"."""
+    s = re.sub(r"\b(?:the )?user's\b", "my", sentence, flags=re.I)
+
+    def verb(m: re.Match) -> str:
+        adverb, word = m.group(1) or "", m.group(2)
+        low = word.lower()
+        return f"I {adverb}{_TO_FIRST[low] if low in _TO_FIRST else base_verb(word)}"
+
+    return _USER_VERB.sub(verb, s)
 
 
 def to_third_person(sentence: str) -> str:

@@ -30,10 +30,12 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel
 
 from memlib.extraction import (
+    _USER_VERB,
     ANSWER_PHRASES,
     PREDICATE_LABELS,
     Fact,
     ask_about_all,
+    base_verb,
     content_terms,
     entities,
     extract_facts,
@@ -568,18 +570,9 @@ def _second_person(sentence: str) -> str:
     def verb(m: re.Match) -> str:
         adverb, word = m.group(1) or "", m.group(2)
         low = word.lower()
-        if low in _TO_SECOND:
-            word = _TO_SECOND[low]
-        elif re.search(r"[^aeiou]ies$", low):
-            word = word[:-3] + "y"
-        elif re.search(r"(?:sh|ch|x|z|ss|o)es$", low):
-            word = word[:-2]
-        elif low.endswith("s") and not low.endswith("ss") and len(low) > 3:
-            word = word[:-1]  # past tense and modals stay as they are
-        return f"you {adverb}{word}"
+        return f"you {adverb}{_TO_SECOND[low] if low in _TO_SECOND else base_verb(word)}"
 
-    adverbs = r"(?:also|still|really|often|usually|always|never|now|just|mostly|\w+ly) "
-    return re.sub(rf"\b(?:the )?user ({adverbs})?([\w']+)", verb, s, flags=re.I)
+    return _USER_VERB.sub(verb, s)
 
 
 def answer_from_context(question: str, sentences: list[str]) -> str | None:
