@@ -96,6 +96,13 @@ def entities(text: str) -> list[str]:
     return [w for w, _ in sorted(found.items(), key=lambda kv: kv[1]) if w]
 
 
+def with_article(noun: str) -> str:
+    """'data engineer' -> 'a data engineer'; leaves 'the CTO' alone."""
+    if re.match(r"(?:a|an|the)\s", noun, re.I):
+        return noun
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
 @dataclass(frozen=True)
 class Fact:
     """One subject-predicate-value statement and the sentence it came from."""
@@ -107,9 +114,7 @@ class Fact:
 
     def as_text(self) -> str:
         subject = "User" if self.subject == "user" else self.subject
-        value = self.value
-        if self.predicate == "role" and not re.match(r"(?:a|an|the)\s", value, re.I):
-            value = ("an " if value[:1].lower() in "aeiou" else "a ") + value
+        value = with_article(self.value) if self.predicate == "role" else self.value
         return PREDICATE_PHRASES.get(self.predicate, "{s}'s {p} is {v}").format(
             s=subject, p=self.predicate, v=value
         )

@@ -41,6 +41,7 @@ from memlib.extraction import (
     extract_facts,
     split_sentences,
     to_third_person,
+    with_article,
 )
 from memlib.offline_tools import call_id, chosen_name, plan_tool_calls
 
@@ -517,7 +518,8 @@ def _say(fact: Fact) -> str:
     if fact.predicate.startswith("favourite "):
         return f"Your {fact.predicate} is {fact.value}."
     template = ANSWER_PHRASES.get(fact.predicate, "Your {p} is {v}.")
-    return template.format(p=fact.predicate, v=fact.value)
+    value = with_article(fact.value) if fact.predicate == "role" else fact.value
+    return template.format(p=fact.predicate, v=value)
 
 
 def _answer_about_user(question: str, predicate: str, facts: list[Fact]) -> str:
