@@ -43,7 +43,7 @@ from memlib.extraction import (
     to_third_person,
     with_article,
 )
-from memlib.offline_tools import call_id, chosen_name, plan_tool_calls
+from memlib.offline_tools import _flatten_json, call_id, chosen_name, plan_tool_calls
 
 # --------------------------------------------------------------------------------------------
 # Thresholds (documented in the class docstring).
@@ -75,11 +75,6 @@ def _token_counter():
     return TokenCounter()
 
 
-@lru_cache(maxsize=16384)
-def _facts(text: str, first_person: bool) -> tuple[Fact, ...]:
-    return tuple(extract_facts(text, first_person))
-
-
 def _text(message: BaseMessage) -> str:
     content = message.content
     if isinstance(content, str):
@@ -96,8 +91,6 @@ def _text(message: BaseMessage) -> str:
 def _context_text(message: BaseMessage) -> str:
     """Message text; tool results holding JSON (e.g. memory search hits) become plain lines."""
     if message.type == "tool":
-        from memlib.offline_tools import _flatten_json
-
         return _flatten_json(_text(message))
     return _text(message)
 
@@ -432,7 +425,7 @@ def summarize(request: Request) -> str:
         for (pos, speaker, sentence), c in zip(new, centrality, strict=True):
             score = (
                 len(entities(sentence))
-                + 2 * len(_facts(sentence, False))
+                + 2 * len(extract_facts(sentence, False))
                 + (1.0 if speaker in ("user", "human", "text") else 0.0)
                 + 2 * float(c)
             )
@@ -487,9 +480,9 @@ def user_facts(messages: Sequence[BaseMessage]) -> list[Fact]:
     facts: list[Fact] = []
     for m in messages:
         if m.type == "human":
-            facts.extend(_facts(_text(m), True))
+            facts.extend(extract_facts(_text(m), True))
         elif m.type in ("system", "tool"):
-            facts.extend(f for f in _facts(_context_text(m), False) if f.subject == "user")
+            facts.extend(f for f in extract_facts(_context_text(m), False) if f.subject == "user")
     return facts
 
 
@@ -645,7 +638,7 @@ def answer(request: Request) -> str:
         ):
             return "Done - I've deleted that from memory."
         return "Understood - I'll treat that as no longer true."
-    own = list(_facts(question, True))
+    own = list(extract_facts(question, True))
     if own:
         names = [f.value for f in own if f.predicate == "name"]
         rest = [f for f in own if f.predicate != "name"]
