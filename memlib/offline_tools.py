@@ -1299,6 +1299,33 @@ def feedback_rules(ctx: Context) -> list[str]:
     return list(dict.fromkeys(rules))
 
 
+def _classify_prompts(ctx: Context, tool: ToolSpec) -> dict:
+    """create_multi_prompt_optimizer's Classify: the prompts the feedback is most about (most
+    shared terms), all of them when it shares none, none without feedback."""
+    spec = tool.properties.get("which", {})
+    m = re.search(r"Must be among (\[.*?\])", spec.get("description", ""))
+    choices = _parse_value(m.group(1)).get("content", []) if m else []
+    feedback = " ".join(ctx.feedback)
+    if not feedback.strip() or not choices:
+        return {"reasoning": "No feedback, so no prompt is implicated.", "which": []}
+    texts = {}
+    for line in ctx.instructions.splitlines() + [t.text for t in ctx.turns]:
+        for name in choices:
+            if line.startswith(f"{name}: "):
+                texts[name] = line
+    terms = content_terms(feedback)
+    overlap = {c: len(terms & content_terms(texts.get(c, c).replace("_", " "))) for c in choices}
+    best = max(overlap.values())
+    hit = [c for c in choices if best and overlap[c] == best]
+    which = hit or list(choices)
+    reason = (
+        "Feedback shares terms with these prompts."
+        if hit
+        else "Feedback names no prompt; all may need it."
+    )
+    return {"reasoning": reason, "which": which}
+
+
 def improved_prompt(ctx: Context) -> str:
     """The current prompt plus a section of rules taken from feedback and recommendations."""
     current = ctx.tagged.get("current_prompt", "").strip()
@@ -1324,6 +1351,8 @@ def _optimizer(
 ) -> list[tuple[str, dict]] | None:
     names = set(tools)
     rules = feedback_rules(ctx)
+    if "Classify" in names:
+        return [("Classify", _classify_prompts(ctx, tools["Classify"]))]
     if forced == "OptimizedPromptOutput" or (names == {"OptimizedPromptOutput"}):
         new = improved_prompt(ctx)
         return [
@@ -1411,7 +1440,14 @@ def plan_tool_calls(
     optimizer = (
         _optimizer(ctx, specs, forced_name)
         if (
-            {"think", "critique", "recommend", "OptimizedPromptOutput", "GeneralResponse"}
+            {
+                "think",
+                "critique",
+                "recommend",
+                "OptimizedPromptOutput",
+                "GeneralResponse",
+                "Classify",
+            }
             & set(specs)
         )
         else None

@@ -455,3 +455,24 @@ def test_thread_extractor_title_and_summary():
     assert "Account" in out.title
     assert "Acme" in out.summary and "password" in out.summary
     assert "happy to help" not in out.summary  # courtesy is not content
+
+
+def test_multi_prompt_optimizer_updates_the_prompt_the_feedback_is_about():
+    from langmem import create_multi_prompt_optimizer
+
+    optimizer = create_multi_prompt_optimizer(MODEL)
+    trajectory = [
+        HumanMessage("Find papers on query rewriting"),
+        AIMessage("Here are some results."),
+    ]
+    feedback = "The answer had no citations. Always cite sources with their ids."
+    prompts = [
+        {"name": "researcher", "prompt": "You search the corpus and collect sources."},
+        {"name": "writer", "prompt": "You write the final answer from the notes, with citations."},
+    ]
+    out = {
+        p["name"]: p["prompt"]
+        for p in optimizer.invoke({"trajectories": [(trajectory, feedback)], "prompts": prompts})
+    }
+    assert out["researcher"] == prompts[0]["prompt"]
+    assert out["writer"].startswith(prompts[1]["prompt"]) and "Always cite sources" in out["writer"]
