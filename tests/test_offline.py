@@ -337,3 +337,14 @@ def test_planted_fact_is_recalled_after_filler(fact, question, expected):
     filler = [HumanMessage("Let's talk about something else."), AIMessage("Sure.")] * 5
     out = reply(HumanMessage(fact), AIMessage("Noted."), *filler, HumanMessage(question))
     assert expected in out
+
+
+def test_langgraph_docs_extend_summary_phrasing():
+    prompt = (
+        "This is summary of the conversation to date: Mateo from Contoso is planning a Neo4j "
+        "migration.\n\nExtend the summary by taking into account the new messages above:"
+    )
+    out = MODEL.invoke(CONVERSATION + [HumanMessage(prompt)])
+    assert out.response_metadata["skill"] == "summarize"
+    assert out.content.startswith("Mateo from Contoso is planning a Neo4j migration.")
+    assert "Dana" in out.content and words(out.content) <= 120
