@@ -54,7 +54,14 @@ CONTEXT_THRESHOLD = 0.4  # cosine for a context sentence to be used in an answer
 CONTEXT_OVERLAP_MIN_COSINE = 0.25  # lower cosine accepted when half the question's terms match
 DEFAULT_SUMMARY_WORDS = (30, 120)  # no budget given: a third of the source, clamped to this range
 WORDS_PER_TOKEN = 0.75  # converts a bound max_tokens into a word budget
-MAX_CONTEXT_MESSAGES = 80  # answer skill looks at the system prompt plus this many recent messages
+MAX_CONTEXT_MESSAGES = 80
+SINGLE_VALUED_SLOTS = (
+    "name",
+    "employer",
+    "role",
+    "location",
+    "age",
+)  # answer skill looks at the system prompt plus this many recent messages
 
 
 @lru_cache(maxsize=1)
@@ -247,7 +254,10 @@ _PREVIOUS_SUMMARY = re.compile(
     r"|(?:previous|existing|current|running|prior|earlier) summary(?: of [\w ]{1,30}?)?"
     r"|summary of (?:the )?(?:earlier |previous )?conversation(?: so far| to date)?"
     r"|summary so far)\s*:\s*(?P<summary>.*?)"
-    r"(?=\n\s*\n|\n?\s*(?:extend|update|new messages|new lines|now |produce|create|write|incorporate|taking)\b|$)",
+    # The summary ends at a blank line, at a line (or sentence) that starts the instruction, or at
+    # the end; an instruction word inside the summary ("How do writes...") does not end it.
+    r"(?=\n\s*\n|\n\s*(?:extend|update|new messages|new lines|now|produce|create|write|incorporate|taking)\b"
+    r"|(?<=[.!?:])\s+(?:extend|update|incorporate)\b|$)",
     re.I | re.S,
 )
 _IMPERATIVE = re.compile(
@@ -401,60 +411,81 @@ def _sentence(text: str) -> str:
 
 
 def summarize(request: Request) -> str:
-    """An extractive summary within the word budget; a previous summary is folded in first."""
+    """An extractive summary within the word budget, folding in a previous summary.
+
+    Every sentence (previous summary and new material alike) is scored: 3 per fact the rules
+    extract, 1 per salient entity, its centrality (cosine to the mean sentence), +1 for the user's
+    words, +2 for the previous summary, -2 for a question; a sentence whose single-valued fact
+    (name, employer, role, location, age) a later sentence changes is dropped (the newer statement
+    wins), and near-duplicates (cosine > 0.92) are skipped. The best are packed greedily, shortened
+    by dropping filler words when needed, and printed in their original order."""
     spec = _parse_summary_request(request)
-    candidates: list[tuple[float, int, str]] = []  # (priority, position, text)
+    units: list[tuple[int, str, str]] = []  # (position, speaker, text)
     for pos, sentence in enumerate(split_sentences(spec.previous)):
-        candidates.append((1000.0 - pos, pos, sentence))
-    new: list[tuple[int, str, str]] = []
+        units.append((pos, "previous", sentence))
     for pos, (speaker, sentence) in enumerate(spec.units):
-        if (
-            speaker == "system"
-            or sentence.rstrip().endswith("?")
-            and speaker in ("assistant", "ai")
+        if speaker == "system" or (
+            sentence.rstrip().endswith("?") and speaker in ("assistant", "ai")
         ):
             continue
-        if _is_small_talk(sentence):
-            continue
-        new.append((pos, speaker, _rewrite(speaker, sentence)))
-    if new:
-        vectors = _embed([s for _, _, s in new])
-        centre = vectors.mean(axis=0)
-        centre /= np.linalg.norm(centre) or 1.0
-        centrality = vectors @ centre
-        for (pos, speaker, sentence), c in zip(new, centrality, strict=True):
-            score = (
-                len(entities(sentence))
-                + 2 * len(extract_facts(sentence, False))
-                + (1.0 if speaker in ("user", "human", "text") else 0.0)
-                + 2 * float(c)
-            )
-            candidates.append((score, 10_000 + pos, sentence))
+        if not _is_small_talk(sentence):
+            units.append((10_000 + pos, speaker, _rewrite(speaker, sentence)))
+    if not units:
+        return "There is nothing to summarize yet."
+    facts = [extract_facts(text, False) for _, _, text in units]
+    latest: dict[str, str] = {}
+    for unit_facts in facts:
+        for f in unit_facts:
+            if f.predicate in SINGLE_VALUED_SLOTS:
+                latest[f.predicate] = f.value.lower()
+    vectors = _embed([text for _, _, text in units])
+    centre = vectors.mean(axis=0)
+    centre /= np.linalg.norm(centre) or 1.0
+    scored = []
+    for k, ((pos, speaker, text), unit_facts) in enumerate(zip(units, facts, strict=True)):
+        stale = [
+            f
+            for f in unit_facts
+            if f.predicate in latest and latest[f.predicate] != f.value.lower()
+        ]
+        if stale and len(stale) == len(unit_facts):
+            continue  # everything it says about the user was changed later
+        score = (
+            3 * len(unit_facts)
+            + len(entities(text))
+            + float(vectors[k] @ centre)
+            + (1.0 if speaker in ("user", "human", "text") else 0.0)
+            + (2.0 if speaker == "previous" else 0.0)
+            - (2.0 if text.rstrip().endswith("?") else 0.0)
+        )
+        scored.append((score, pos, k, text))
     remaining = spec.budget
     chosen: list[tuple[int, str]] = []
+    chosen_vectors: list[np.ndarray] = []
     covered: set[str] = set()
-    for _, pos, sentence in sorted(candidates, key=lambda c: (-c[0], c[1])):
-        terms = content_terms(sentence)
-        if terms and terms <= covered:
+    for _, pos, k, text in sorted(scored, key=lambda c: (-c[0], c[1])):
+        terms = content_terms(text)
+        if (terms and terms <= covered) or any(
+            float(vectors[k] @ v) > 0.92 for v in chosen_vectors
+        ):
             continue
-        for form in (_sentence(sentence), _sentence(_telegraphic(sentence))):
+        for form in (_sentence(text), _sentence(_telegraphic(text))):
             if _words(form) <= remaining:
                 chosen.append((pos, form))
+                chosen_vectors.append(vectors[k])
                 remaining -= _words(form)
                 covered |= terms
                 break
-    text = " ".join(s for _, s in sorted(chosen))
-    missing = [e for e in entities(spec.previous) if e not in text]
+    out = " ".join(s for _, s in sorted(chosen))
+    missing = [e for e in entities(spec.previous) if e not in out]
     if missing:
         extra = "Also: " + ", ".join(missing) + "."
         if _words(extra) <= remaining:
-            text = f"{text} {extra}".strip()
-    if not text:
-        source = spec.previous or " ".join(s for _, s in spec.units)
-        if not source.strip():
-            return "There is nothing to summarize yet."
-        text = " ".join(_telegraphic(source).split()[: spec.budget])
-    return " ".join(text.split()[: spec.budget])
+            out = f"{out} {extra}".strip()
+    if not out:
+        source = " ".join(text for _, _, text in units)
+        out = " ".join(_telegraphic(source).split()[: spec.budget])
+    return " ".join(out.split()[: spec.budget])
 
 
 # --------------------------------------------------------------------------------------------

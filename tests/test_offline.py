@@ -348,3 +348,45 @@ def test_langgraph_docs_extend_summary_phrasing():
     assert out.response_metadata["skill"] == "summarize"
     assert out.content.startswith("Mateo from Contoso is planning a Neo4j migration.")
     assert "Dana" in out.content and words(out.content) <= 120
+
+
+def test_rolling_langmem_summary_keeps_planted_facts():
+    # max_tokens_before_summary below max_tokens - max_summary_tokens: with the default (equal to
+    # max_tokens) LangMem trims the oldest not-yet-summarized messages before the model sees them.
+    from langmem.short_term import summarize_messages
+
+    from memlib.tokens import TokenCounter
+
+    planted = {
+        0: ("My name is Ingrid.", "What is my name?", "Ingrid"),
+        5: ("I work at Vestas.", "Where do I work?", "Vestas"),
+        10: ("I live in Aarhus.", "Where do I live?", "Aarhus"),
+        15: ("My favourite language is OCaml.", "What's my favourite language?", "OCaml"),
+        20: ("My dog's name is Bjorn.", "What's my dog's name?", "Bjorn"),
+        25: ("I'm learning Rust.", "What am I learning?", "Rust"),
+    }
+    filler = [
+        "Can you explain how B-trees work?",
+        "What about LSM trees?",
+        "How do compactions work?",
+    ]
+    counter, messages, summary, context = TokenCounter(), [], None, []
+    for i in range(30):
+        text = planted[i][0] if i in planted else filler[i % 3]
+        messages += [
+            HumanMessage(text, id=f"h{i}"),
+            AIMessage(f"Here is explanation {i} about storage engines and indexes.", id=f"a{i}"),
+        ]
+        result = summarize_messages(
+            messages,
+            running_summary=summary,
+            model=MODEL,
+            max_tokens=400,
+            max_tokens_before_summary=260,
+            max_summary_tokens=120,
+            token_counter=counter,
+        )
+        summary, context = result.running_summary, result.messages
+    assert summary is not None and len(context) < len(messages)
+    for _, question, answer in planted.values():
+        assert answer in MODEL.invoke(context + [HumanMessage(question)]).content, question
