@@ -476,3 +476,36 @@ def test_multi_prompt_optimizer_updates_the_prompt_the_feedback_is_about():
     }
     assert out["researcher"] == prompts[0]["prompt"]
     assert out["writer"].startswith(prompts[1]["prompt"]) and "Always cite sources" in out["writer"]
+
+
+QUESTIONS = {
+    "name": "What's my name?",
+    "employer": "Who do I work for?",
+    "role": "What is my job?",
+    "location": "Where do I live?",
+    "favourite editor": "What's my favorite editor?",
+    "preference": "What do I prefer?",
+}
+
+
+@pytest.mark.parametrize("text, expected", UNSEEN)
+def test_generality_through_the_agent_across_threads(text, expected, embeddings):
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.prebuilt import create_react_agent
+    from langmem import create_manage_memory_tool, create_search_memory_tool
+
+    store = new_store(embeddings)
+    namespace = ("memories", "{user_id}")
+    agent = create_react_agent(
+        MODEL,
+        tools=[create_manage_memory_tool(namespace), create_search_memory_tool(namespace)],
+        store=store,
+        checkpointer=InMemorySaver(),
+    )
+    agent.invoke(
+        {"messages": [HumanMessage(text)]}, {"configurable": {"user_id": "u", "thread_id": "1"}}
+    )
+    for n, (predicate, value) in enumerate(expected.items()):
+        config = {"configurable": {"user_id": "u", "thread_id": f"ask{n}"}}
+        answer = agent.invoke({"messages": [HumanMessage(QUESTIONS[predicate])]}, config)
+        assert value in answer["messages"][-1].content, (predicate, answer["messages"][-1].content)
