@@ -139,7 +139,8 @@ SUMMARIZE_PATTERN = re.compile(
     re.I,
 )
 GRADE_PATTERN = re.compile(
-    r"\brelevan(?:t|ce)\b|\bgrade\b|\bbinary score\b|\bis (?:this|the) (?:document|passage) (?:useful|related)\b",
+    r"\bgrad(?:e|er|ing)\b|\bbinary score\b|\brelevance\b|['\"]relevant['\"]|\brelevant or not\b"
+    r"|\b(?:is|are) (?:it|the|this|these) (?:(?:document|doc|passage|snippet|chunk)s? )?(?:relevant|useful|related)\b",
     re.I,
 )
 

@@ -390,3 +390,13 @@ def test_rolling_langmem_summary_keeps_planted_facts():
     assert summary is not None and len(context) < len(messages)
     for _, question, answer in planted.values():
         assert answer in MODEL.invoke(context + [HumanMessage(question)]).content, question
+
+
+def test_rag_prompt_mentioning_relevant_context_is_answered_not_graded():
+    system = SystemMessage(
+        "Answer the question using only the relevant context below.\n\n"
+        "Context: FAISS builds an HNSW graph for approximate nearest neighbour search.\n\n"
+        "Question: which index does FAISS build for fast search?"
+    )
+    out = MODEL.invoke([system, HumanMessage("which index does FAISS build for fast search?")])
+    assert out.response_metadata["skill"] == "answer" and "HNSW" in out.content
