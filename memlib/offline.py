@@ -701,7 +701,8 @@ class OfflineChatModel(BaseChatModel):
     Dispatch: with tools bound, `plan_tool_calls` decides first; otherwise each call is
     classified as grade, summarize or answer (`classify`).
 
-    - grade: when the prompt mentions relevance / grading and holds a labelled query
+    - grade: when the prompt has a grading cue (grade, binary score, relevance, 'relevant',
+      "is the document relevant") and holds a labelled query
       ("question:", "query:", "user question:", <question>) and document ("document:", "doc:",
       "passage:", "context:", <document>). Replies "yes - ..." or "no - ..." (or the two labels the
       prompt asks for, e.g. 'relevant' / 'not_relevant') with the similarity and shared terms.
@@ -713,11 +714,12 @@ class OfflineChatModel(BaseChatModel):
       (N-1), "N words", "one/two sentences" (25 words each) or a bound max_tokens (x 0.75);
       without one, a third of the source, clamped to 30-120 words. The material is the text after
       the instruction (or "user:/assistant:" lines), else the earlier messages. A previous summary
-      ("This is summary of the conversation so far: ...", "Previous summary: ...") is kept first;
-      new sentences are ranked by entities, extracted facts and centrality, rewritten in the third
-      person ("I work at Acme" -> "User works at Acme"), shortened by dropping filler words when
-      needed, and packed greedily. Output never exceeds the budget; names from the previous
-      summary that did not fit as sentences are appended when room remains.
+      ("This is summary of the conversation so far: ...", "Previous summary: ...") competes with
+      the new sentences with a bonus; sentences are scored by extracted facts, entities and
+      centrality (see `summarize`), the user's rewritten in the third person ("I work at Acme" ->
+      "User works at Acme"); superseded facts and near-duplicates are dropped; shortened by
+      dropping filler words when needed, packed greedily. Output never exceeds the budget; names
+      from the previous summary that did not fit are appended when room remains.
     - answer: questions about the user ("what is my name?", "where do I work?", "what's my
       favourite X?") are answered from facts found by the rules in memlib/extraction.py in human
       messages (first person), and in system prompts and tool results (third person, key: value,
