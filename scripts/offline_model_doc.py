@@ -101,6 +101,8 @@ def memory_manager():
             label = labels.setdefault(m.id, f"m{len(labels) + 1}")
             c = m.content
             value = c if isinstance(c, dict) else c.model_dump()
+            if "json_doc_id" in value:
+                value = {**value, "json_doc_id": labels.get(value["json_doc_id"], "?")}
             out.append(f"  {label}  {type(c).__name__}: {value}")
         return out
 
