@@ -27,7 +27,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from memlib.extraction import (
     _USER_VERB,
@@ -754,6 +754,13 @@ class OfflineChatModel(BaseChatModel):
 
     model_name: str = "memlib-offline-rules"
     relevance_threshold: float = RELEVANCE_THRESHOLD
+
+    @field_validator("relevance_threshold")
+    @classmethod
+    def _threshold_is_a_cosine(cls, value: float) -> float:
+        if not -1.0 <= value <= 1.0:
+            raise ValueError(f"relevance_threshold is a cosine in [-1, 1], got {value!r}")
+        return value
 
     @property
     def _llm_type(self) -> str:

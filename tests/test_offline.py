@@ -400,3 +400,14 @@ def test_rag_prompt_mentioning_relevant_context_is_answered_not_graded():
     )
     out = MODEL.invoke([system, HumanMessage("which index does FAISS build for fast search?")])
     assert out.response_metadata["skill"] == "answer" and "HNSW" in out.content
+
+
+@pytest.mark.parametrize("bad", [1.5, -2.0])
+def test_bad_threshold_is_rejected(bad):
+    with pytest.raises(ValueError, match=str(bad)):
+        OfflineChatModel(relevance_threshold=bad)
+
+
+def test_zero_word_budget_is_rejected():
+    with pytest.raises(ValueError, match="word budget"):
+        MODEL.invoke([HumanMessage("Summarize this in under 1 words: Alice met Bob in Paris.")])
