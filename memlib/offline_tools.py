@@ -608,6 +608,18 @@ class Filler:
                     return m.group(0)
         return None
 
+    def _closest_option(self, spec: dict) -> Any:
+        """A required choice nothing states: the option closest in meaning to the latest user
+        message (MiniLM cosine of the option's words); a weak guess, better than always the first."""
+        from memlib.offline import _embed
+
+        options = [o for o in spec["enum"] if isinstance(o, str)]
+        last = self.ctx.last_user.strip()
+        if not options or not last:
+            return spec.get("default", spec["enum"][0])
+        vectors = _embed([last, *(o.replace("_", " ") for o in options)])
+        return options[int((vectors[1:] @ vectors[0]).argmax())]
+
     def _graded(self) -> tuple[bool, str] | None:
         """(relevant, reason) when the request holds a query and a document to grade."""
         if not hasattr(self, "_grade_cache"):
@@ -639,7 +651,7 @@ class Filler:
             elif c:
                 value = _coerce(self.value(c, fact), spec, root)
             if value in (None, "", []) and name in required:
-                value = _empty(spec, root)
+                value = self._closest_option(spec) if "enum" in spec else _empty(spec, root)
             if value not in (None, "", []) or name in required:
                 out[name] = value
         return out
