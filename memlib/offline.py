@@ -732,11 +732,15 @@ class OfflineChatModel(BaseChatModel):
       required / a name / {"type": "function", "function": {"name": ...}}. Arguments are filled
       from each tool's JSON schema: a field's name (else description) maps to a concept (name,
       employer, role, location, preferences, expertise, situation / approach / outcome / lesson,
-      subject / predicate / object, content, query, summary, keywords, relevance, ...), whose value
-      comes from the facts the rules extract; absent values are omitted (required ones get the
-      schema default or an empty value). Memory-like schemas get one call per fact. trustcall:
-      with existing records it answers PatchDoc (the newer statement wins), RemoveDoc (the user
-      retracts: "forget that ...", "I no longer ...") and new schema calls; on a validation error
+      subject / predicate / object, content, query, summary, title, keywords, date, number,
+      relevance, ...), whose value comes from the facts the rules extract or the sentence naming
+      the field; absent values are omitted (required ones get the schema default, an empty value,
+      or for an enum the option closest in meaning to the user's message). Collection schemas
+      (Memory(content), triples, one profile slot) get one call per fact; several schemas each get
+      a call when the conversation has content for them. trustcall: with existing records it
+      answers PatchDoc (the newer statement wins; profile documents are patched field by field),
+      RemoveDoc (the user retracts: "forget that ...", "I no longer ...") and new schema calls; on
+      a validation error
       it answers PatchFunctionErrors / PatchFunctionName from the error text. LangMem: Done on
       later steps, prompt-optimizer tools add feedback as rules to the prompt. With tool_choice
       auto, when the user states facts or says "remember ..." / "forget ...", it searches memory
