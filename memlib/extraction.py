@@ -166,7 +166,7 @@ PREDICATE_LABELS = {
 }
 
 # Words that end a captured value ("Acme as a data engineer" -> "Acme").
-_STOP = r"and|but|because|so|since|where|which|who|though|although|while|when|if|as|now|last|next|yesterday|today|tomorrow|recently|ago|these days|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in \d{4}|on \w+day|since"
+_STOP = r"for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|many|some|the (?:past|last))|and|but|because|so|since|where|which|who|though|although|while|when|if|as|now|last|next|yesterday|today|tomorrow|recently|ago|these days|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in \d{4}|on \w+day|since"
 _END = r"(?=\s+(?i:" + _STOP + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
 _VAL = r"(?P<value>[^.,;!?\n]{1,60}?)" + _END
 _VAL_ROLE = (
@@ -175,7 +175,8 @@ _VAL_ROLE = (
     + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
 )
 _VAL_ORG = r"(?P<value>[^.,;!?\n]{1,60}?)(?=\s+(?i:in|on|" + _STOP + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
-_NAME = r"(?P<value>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})\b"
+# Capitalised words, with the lowercase particles of place and family names ("Dar es Salaam").
+_NAME = r"(?P<value>[A-Z][\w'-]+(?:\s+(?:(?:de|da|del|des|di|do|du|es|el|al|la|le|van|von|der|den|y|of)\s+)?[A-Z][\w'-]+){0,3})\b"
 _ART = r"(?:(?:a|an|the)\s+)?"
 _ADV = r"(?:(?:really|usually|also|still|just|actually|absolutely|totally|mostly|generally|always|much|strongly|definitely|truly)\s+)*"
 
@@ -186,16 +187,30 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
     for p, rx in [
         ("name", r"(?i:\bmy name(?:'s| is)|\bcall me|\bi(?:'m| am) called|\bi go by)\s+" + _NAME),
         ("name", r"(?i:\b(?:this is|i'm|i am))\s+" + _NAME),
+        ("name", r"(?i:\b(?:hi|hello|hey)\b[,!]?\s+)" + _NAME + r"(?i:\s+here\b)"),
+        ("name", r"(?i:\bname's)\s+" + _NAME),
+        ("location", r"(?i:\bi(?:'m| am)\s+(?:currently\s+|now\s+)?in)\s+" + _NAME),
         (
             "employer",
-            r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+|still\s+)?(?:work(?:ing)?|employed)\s+(?:at|for|by|with)"
-            r"|\bi(?:'ve| have)?\s*(?:just\s+|recently\s+)?(?:joined|started (?:a new job )?at))\s+"
-            + _VAL_ORG,
+            r"(?i:\bi(?:'m| am)\s+(?:now\s+|currently\s+)?with)\s+(?P<value>(?:the\s+)?[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*)",
         ),
         (
-            "role",
-            r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+)?(?:work(?:ing)?|employed) as|\bmy (?:job title|job|role|title|position|occupation) is"
-            r"|\bi(?:'m| am)?\s*(?:work(?:ing)?|employed)\s+(?:at|for|by|with)\s+[^.,;!?\n]{1,60}?\s+as|\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s)"
+            "employer",
+            r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+|still\s+)?(?:work(?:ing)?(?:\s+over)?|employed|hired)\s+(?:at|for|by|with)"
+            r"|\bi\s+(?:got|landed|took|accepted)\s+(?:a|an|the)\s+(?:new\s+)?(?:job|position|role|offer)\s+(?:at|with|from)"
+            r"|\bi(?:'ve| have)?\s*(?:just\s+|recently\s+)?(?:joined|started (?:a new job )?at)"
+            r"|\bi(?:'ve| have) been (?:at|with|working (?:at|for)))\s+" + _VAL_ORG,
+        ),
+        (
+            "role",  # an explicit cue: any value is a role
+            r"(?i:\bi(?:'m| am|'ve| have)?\s*(?:currently\s+|now\s+|been\s+)?(?:work(?:ing|ed)?|employed) as|\bi do (?:\w+\s+)?work as|\bmy (?:job title|job|role|title|position|occupation|profession) is"
+            r"|\bi(?:'m| am)?\s*(?:work(?:ing)?|employed)\s+(?:at|for|by|with)\s+[^.,;!?\n]{1,60}?\s+as|\bby (?:profession|trade),? i(?:'m| am))\s+"
+            + _ART
+            + _VAL_ROLE,
+        ),
+        (
+            "role?",  # "I'm a nurse": only when the noun looks like a job (not "I'm a fan")
+            r"(?i:\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s)"
             r"|\bi(?:'m| am)\s+[A-Z][\w'-]+,(?=\s+(?:a|an|the)\s))\s+" + _ART + _VAL_ROLE,
         ),
         (
@@ -210,9 +225,9 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "location",
-            r"(?i:\bi(?:'m| am)?\s*(?:currently\s+|now\s+)?(?:live|living|based|located|staying|residing)\s+in"
+            r"(?i:\bi(?:'m| am|'ve| have)?\s*(?:currently\s+|now\s+|been\s+)?(?:live|lived|living|based|located|staying|residing|reside)\s+in"
             r"|\b(?:i|we)(?:'ve| have)?\s*(?:just\s+|recently\s+)?(?:moved|relocated)\s+to"
-            r"|\bwe(?:'re| are)?\s*(?:live|living|based)\s+in|\bi(?:'m| am)(?:\s+[A-Z][\w'-]+,?)?\s+from)\s+"
+            r"|\bhome is|\bwe(?:'re| are)?\s*(?:live|living|based)\s+in|\bi(?:'m| am)(?:\s+[A-Z][\w'-]+,?)?\s+from)\s+"
             + _VAL,
         ),
         (
@@ -326,6 +341,7 @@ KEY_SYNONYMS = {
     "name": "name",
     "user_name": "name",
     "full_name": "name",
+    "first_name": "name",
     "username": "name",
     "preferred_name": "name",
     "employer": "employer",
@@ -342,6 +358,8 @@ KEY_SYNONYMS = {
     "position": "role",
     "location": "location",
     "city": "location",
+    "hometown": "location",
+    "home_town": "location",
     "home": "location",
     "residence": "location",
     "lives_in": "location",
@@ -389,10 +407,16 @@ _PRONOUN_VALUES = {
 }
 
 
+_ROLE_QUALIFIERS = re.compile(
+    r"^(?:(?:experienced|qualified|certified|professional|full-time|part-time|freelance|self-employed|trained|licensed|practising|practicing)\s+)+",
+    re.I,
+)
+
+
 def _clean_value(value: str) -> str:
     value = value.strip().strip("\"'`").strip()
     value = re.sub(r"^(?:to |using |working with |the fact that )", "", value, flags=re.I)
-    return re.sub(r"\s+", " ", value).rstrip(" -:")
+    return re.sub(r"\s+", " ", value).rstrip(" -:.")
 
 
 def _accept(predicate: str, value: str) -> bool:
@@ -401,9 +425,11 @@ def _accept(predicate: str, value: str) -> bool:
         return False
     if predicate == "name":
         return value.split()[0] not in NOT_NAMES
-    if predicate == "role":
+    if predicate == "role?":
         last = low.split()[-1]
         return bool(_ROLE_WORD.search(last)) and last not in _NOT_ROLES and len(low.split()) <= 5
+    if predicate == "role":
+        return len(low.split()) <= 5
     if predicate in ("employer", "location"):
         return len(low.split()) <= 6
     return len(low.split()) <= 10
@@ -420,10 +446,14 @@ def _make_fact(subject: str, predicate: str, match: re.Match, sentence: str) -> 
         topic = _clean_value(match.group("topic")).lower()
         if topic in ("name", "job", "role", "title") or topic.startswith(("favou", "preferred")):
             return None
-        predicate = topic
-    if not _accept(predicate if predicate in PREDICATE_PHRASES else "other", value):
+        # "my city is X", "my employer is X": a known slot under another word
+        predicate = KEY_SYNONYMS.get(topic.replace(" ", "_"), topic)
+    if predicate in ("role", "role?"):
+        value = _ROLE_QUALIFIERS.sub("", value)
+    check = predicate if predicate in PREDICATE_PHRASES or predicate == "role?" else "other"
+    if not _accept(check, value):
         return None
-    return Fact(subject, predicate, value, sentence)
+    return Fact(subject, predicate.rstrip("?"), value, sentence)
 
 
 def extract_facts(text: str, first_person: bool = True) -> list[Fact]:

@@ -411,3 +411,75 @@ def test_bad_threshold_is_rejected(bad):
 def test_zero_word_budget_is_rejected():
     with pytest.raises(ValueError, match="word budget"):
         MODEL.invoke([HumanMessage("Summarize this in under 1 words: Alice met Bob in Paris.")])
+
+
+# Phrasing templates x values. The second block was written as a held-out probe before the rules
+# were widened for it: the first run extracted 30 of its 80 facts; the rules were then widened
+# generally (verb synonyms, name particles, role qualifiers), not per sentence.
+TEMPLATES = {
+    "name": [
+        "My name is {}.",
+        "I'm {}.",
+        "Call me {}.",
+        "Hi, {} here.",
+        "This is {}.",
+        "Name's {}.",
+        "Hello! I'm {}.",
+        "You can call me {}.",
+        "My first name is {}.",
+        "Oh, and my name is {}, by the way.",
+    ],
+    "employer": [
+        "I work at {}.",
+        "I'm employed by {}.",
+        "I just joined {}.",
+        "My employer is {}.",
+        "These days I'm working for {}.",
+        "I've been at {} for three years.",
+        "I'm currently employed at {}.",
+        "I work over at {}.",
+        "Right now I'm with {}.",
+        "I got a job at {}.",
+    ],
+    "location": [
+        "I live in {}.",
+        "I'm based in {}.",
+        "I moved to {} last year.",
+        "Home is {}.",
+        "We relocated to {}.",
+        "My city is {}.",
+        "I reside in {}.",
+        "I'm living in {} these days.",
+        "I've lived in {} since 2019.",
+        "Currently I'm in {}.",
+    ],
+    "role": [
+        "I'm a {}.",
+        "I work as a {}.",
+        "My job is {}.",
+        "By profession I'm a {}.",
+        "I'm an experienced {}.",
+        "I've been working as a {} for years.",
+        "I do freelance work as a {}.",
+        "My title is {}.",
+    ],
+}
+VALUES = {
+    "name": ["Zanele", "Hiroshi", "Bartosz", "Annika", "Kwame"],
+    "employer": ["Datadog", "Siemens Healthineers", "the Red Cross", "Spotify", "the World Bank"],
+    "location": ["Nairobi", "Porto Alegre", "Reykjavik", "Dar es Salaam", "Chiang Mai"],
+    "role": ["nurse", "staff engineer", "data analyst", "sous chef", "marketing manager"],
+}
+
+
+def test_fact_rules_cover_many_phrasings():
+    misses, total = [], 0
+    for predicate, templates in TEMPLATES.items():
+        for template in templates:
+            for value in VALUES[predicate]:
+                total += 1
+                sentence = template.format(value)
+                found = {f.predicate: f.value for f in extract_facts(sentence)}
+                if found.get(predicate) != value:
+                    misses.append((sentence, found))
+    assert len(misses) <= total * 0.02, misses
