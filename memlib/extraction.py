@@ -514,6 +514,13 @@ def _subject(raw: str, earlier: list[Fact]) -> str:
     return "user" if raw in names else raw
 
 
+# A sentence that asks rather than states.
+QUESTION = re.compile(
+    r"\?\s*$|^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|can|could|should|would|will|tell me|remind me|explain|describe|list)\b",
+    re.I,
+)
+
+
 # Questions about the asker, mapped to the predicate they ask for.
 QUESTION_RULES: list[tuple[str, re.Pattern]] = [
     (p, re.compile(rx, re.I))
@@ -524,19 +531,22 @@ QUESTION_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "name",
-            r"\bwhat(?:'s| is) my (?:full |first )?name\b|\bwho am i\b|\bdo you (?:know|remember) (?:my name|who i am)\b|\bmy name\?",
+            r"\bmy (?:full |first )?name\b|\bwho am i\b|\bwho i am\b|\bcall me\b",
         ),
         (
             "employer",
-            r"\bwhere do i work\b|\bwho do i work for\b|\b(?:what|which) (?:company|organi[sz]ation|employer)\b.*\b(?:i|me)\b|\bmy (?:employer|company)\b",
+            r"\bwhere (?:do |did )?i work\b|\bwhere am i (?:employed|working)\b|\bwho (?:do i work for|employs me)\b"
+            r"|\b(?:what|which) (?:company|organi[sz]ation|employer|firm)\b.*\b(?:i|me)\b|\bmy (?:employer|company|workplace)\b",
         ),
         (
             "role",
-            r"\bwhat(?:'s| is) my (?:job|role|title|position|occupation)\b|\bwhat do i do(?: for (?:a living|work))?\b|\bwhat(?:'s| is) my job title\b",
+            r"\bmy (?:job|role|title|position|occupation|profession|line of work)\b|\bwhat do i do(?: for (?:a living|work))?\b"
+            r"|\bwhat (?:kind|sort|type) of (?:work|job) do i\b",
         ),
         (
             "location",
-            r"\bwhere do i live\b|\bwhere am i (?:based|from|located|living)\b|\b(?:what|which) (?:city|country|town)\b.*\b(?:i|me)\b|\bwhere(?:'s| is) my home\b",
+            r"\bwhere (?:do |did )?i live\b|\bwhere am i (?:based|from|located|living)\b|\b(?:what|which) (?:city|country|town|place)\b.*\b(?:i|me)\b"
+            r"|\bwhere(?:'s| is) (?:my )?home\b|\bmy (?:home ?town|city|location|address)\b",
         ),
         (
             "favourite",

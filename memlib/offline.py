@@ -43,6 +43,9 @@ from memlib.extraction import (
     to_third_person,
     with_article,
 )
+from memlib.extraction import (
+    QUESTION as _QUESTION,
+)
 from memlib.offline_tools import _flatten_json, call_id, chosen_name, plan_tool_calls
 
 # --------------------------------------------------------------------------------------------
@@ -492,10 +495,6 @@ def summarize(request: Request) -> str:
 # --------------------------------------------------------------------------------------------
 # Skill: answer from the context given (memories in the system prompt, history, tool results).
 
-_QUESTION = re.compile(
-    r"\?\s*$|^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|can|could|should|would|will|tell me|explain|describe|list)\b",
-    re.I,
-)
 _INSTRUCTION_SENTENCE = re.compile(
     r"^(?:you are|you're|you have|use|answer|be|always|never|respond|reply|do not|don't|only|if|when|keep|act|your (?:job|task|role))\b",
     re.I,

@@ -36,6 +36,9 @@ from memlib.extraction import (
     split_sentences,
     to_third_person,
 )
+from memlib.extraction import (
+    QUESTION as _QUESTION,
+)
 
 SINGLE_VALUED = ("name", "employer", "role", "location", "age")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -82,10 +85,6 @@ _FORGET = re.compile(
     r"\b(?:forget|delete|remove|erase)\s+(?:that\s+|about\s+|the (?:memory|fact) (?:that|about)\s+)?(?P<value>[^.!?\n]{2,200})"
     r"|\b(?:i\s+)?(?:no longer|don't|do not)\s+(?P<value2>[^.!?\n]{2,120}?)\s+(?:anymore|any more)\b"
     r"|\bi\s+(?:no longer|quit|left)\s+(?P<value3>[^.!?\n]{2,120})",
-    re.I,
-)
-_QUESTION = re.compile(
-    r"\?\s*$|^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|can|could|should|would|will|tell me|explain|describe|list)\b",
     re.I,
 )
 
