@@ -133,6 +133,7 @@ PREDICATE_PHRASES = {
     "learning": "{s} is learning {v}",
     "age": "{s} is {v} years old",
     "uses": "{s} uses {v}",
+    "speaks": "{s} speaks {v}",
 }
 
 # How a fact is told back to the user, second person.
@@ -148,6 +149,7 @@ ANSWER_PHRASES = {
     "learning": "You're learning {v}.",
     "age": "You're {v} years old.",
     "uses": "You use {v}.",
+    "speaks": "You speak {v}.",
 }
 
 # Words used when saying a fact is missing ("I don't know your <label> yet").
@@ -163,6 +165,7 @@ PREDICATE_LABELS = {
     "learning": "learning goals",
     "age": "age",
     "uses": "tools",
+    "speaks": "languages",
 }
 
 # Words that end a captured value ("Acme as a data engineer" -> "Acme").
@@ -274,6 +277,10 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
             + _VAL,
         ),
         ("learning", r"(?i:\bi(?:'m| am) (?:currently\s+|now\s+)?(?:learning|studying))\s+" + _VAL),
+        (
+            "speaks",
+            r"(?i:\bi (?:also\s+|can\s+)?speak)\s+(?P<value>[A-Z][\w-]+(?:(?:,\s*|\s+and\s+)[A-Z][\w-]+)*)",
+        ),
         (
             "age",
             r"(?i:\bi(?:'m| am)\s+)(?P<value>\d{1,3})(?i:\s+years?\s+old|\b(?!\s*(?:%|am|pm)))",
@@ -592,6 +599,7 @@ QUESTION_RULES: list[tuple[str, re.Pattern]] = [
         ("project", r"\bwhat am i (?:working on|building)\b|\bmy (?:current )?project\b"),
         ("learning", r"\bwhat am i (?:learning|studying)\b"),
         ("age", r"\bhow old am i\b|\bmy age\b"),
+        ("speaks", r"\b(?:what|which) languages? (?:do|can) i speak\b|\bwhat do i speak\b"),
         ("generic", r"\bwhat(?:'s| is| are) my (?P<topic>[\w' -]{2,30}?)\s*\??$"),
     ]
 ]
