@@ -1031,7 +1031,7 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
             handled.add(i)
             if any(g.value.lower() == f.value.lower() for g in old):
                 break  # already known
-            ops = _record_patch(r, old[0], f, ctx, filler)
+            ops = _record_patch(r, old[0], f)
             if ops:
                 prev_ops, prev_notes = patches.get(r.id, ([], []))
                 note = f"replace {old[0].predicate} '{old[0].value}' with '{f.value}' (newer statement wins)"
@@ -1078,7 +1078,8 @@ def _same_slot(old: Fact, new: Fact) -> bool:
     return bool(a & b)
 
 
-def _record_patch(record: Record, old: Fact, new: Fact, ctx: Context, filler: Filler) -> list[dict]:
+def _record_patch(record: Record, old: Fact, new: Fact) -> list[dict]:
+    """JSON patch ops putting `new` where a fact record holds `old` (same slot)."""
     value = record.value
     if set(value) == {"content"} and isinstance(value["content"], str):
         text = value["content"]
