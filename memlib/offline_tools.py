@@ -1709,6 +1709,65 @@ def _dedupe(calls: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     return out
 
 
+def _document_content(tool: ToolSpec) -> dict | None:
+    """The schema of a memory tool's `content` when it is a profile-like document
+    (create_manage_memory_tool(schema=UserProfile)), else None."""
+    spec = _resolve(tool.properties.get("content", {}), tool.parameters)
+    if spec.get("type") != "object" or not spec.get("properties"):
+        return None
+    as_tool = ToolSpec("content", "", {**spec, "$defs": tool.parameters.get("$defs", {})})
+    return None if _is_per_fact(as_tool) else as_tool.parameters
+
+
+def _write_document(
+    tool: ToolSpec,
+    schema: dict,
+    ctx: Context,
+    filler: Filler,
+    facts: list[Fact],
+    retracted: list[str],
+    hits: list[dict],
+) -> list[tuple[str, dict]]:
+    """One memory holding the whole document: the stored one (from a search hit) updated with
+    this turn's facts and retractions, or a new one."""
+    turn = Filler(Context(ctx.messages, [Turn("user", ctx.last_user)]), filler.grade)
+    desired = turn.fill(schema)
+    stored = next((h for h in hits if isinstance(h.get("value", {}).get("content"), dict)), None)
+    current = dict(stored["value"]["content"]) if stored else {}
+    merged = jsonpatch_apply(
+        current, _retract_ops(current, retracted)[0] + _diff_ops(current, desired)[0]
+    )
+    if merged == current and stored:
+        return []
+    args = {"content": merged}
+    actions = _actions(tool)
+    if stored and "update" in actions:
+        args.update(action="update", id=stored["key"])
+    elif "action" in tool.properties:
+        args["action"] = "create" if "create" in actions or not actions else actions[0]
+    return [(tool.name, args)]
+
+
+def jsonpatch_apply(doc: dict, ops: list[dict]) -> dict:
+    """Apply add / replace / remove ops on top-level keys and list items ("/key", "/key/-", "/key/3")."""
+    out = {k: (list(v) if isinstance(v, list) else v) for k, v in doc.items()}
+    for op in ops:
+        parts = op["path"].strip("/").split("/")
+        key = parts[0]
+        if len(parts) == 1:
+            if op["op"] == "remove":
+                out.pop(key, None)
+            else:
+                out[key] = op["value"]
+        elif parts[1] == "-":
+            out.setdefault(key, []).append(op["value"])
+        elif op["op"] == "remove":
+            del out[key][int(parts[1])]
+        else:
+            out[key][int(parts[1])] = op["value"]
+    return out
+
+
 def _write_calls(
     tool: ToolSpec,
     ctx: Context,
@@ -1720,6 +1779,9 @@ def _write_calls(
 ) -> list[tuple[str, dict]]:
     """Memory writes: delete hits the user retracted, update hits holding a fact's slot, create
     the rest."""
+    document = _document_content(tool)
+    if document is not None:
+        return _write_document(tool, document, ctx, filler, facts, retracted, hits)
     calls = []
     actions = _actions(tool)
     deleted = set()

@@ -553,3 +553,39 @@ def test_memory_manager_stores_every_packed_fact(text, values):
     )
     for value in values:
         assert value in stored, (value, stored)
+
+
+def test_manage_memory_with_a_profile_schema_keeps_one_document(embeddings):
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.prebuilt import create_react_agent
+    from langmem import create_manage_memory_tool, create_search_memory_tool
+    from pydantic import BaseModel, Field
+
+    class UserProfile(BaseModel):
+        name: str | None = None
+        employer: str | None = None
+        location: str | None = None
+        preferences: list[str] = Field(default_factory=list)
+
+    store = new_store(embeddings)
+    namespace = ("profile", "{user_id}")
+    agent = create_react_agent(
+        MODEL,
+        tools=[
+            create_manage_memory_tool(namespace, schema=UserProfile),
+            create_search_memory_tool(namespace),
+        ],
+        store=store,
+        checkpointer=InMemorySaver(),
+    )
+    for n, text in enumerate(
+        ["I'm Alice, I work at Acme and I live in Lisbon.", "I moved to Porto. I prefer dark mode."]
+    ):
+        agent.invoke(
+            {"messages": [HumanMessage(text)]},
+            {"configurable": {"user_id": "a", "thread_id": str(n)}},
+        )
+    docs = [i.value["content"] for i in store.search(("profile", "a"))]
+    assert docs == [
+        {"name": "Alice", "employer": "Acme", "location": "Porto", "preferences": ["dark mode"]}
+    ]
