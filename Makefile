@@ -42,7 +42,7 @@ notebooks: $(STAMP)
 	$(PY) -m pytest tests -m notebook
 
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks
+	$(VENV)/bin/jupyter lab notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check memlib tests benchmarks notebooks scripts
