@@ -1,0 +1,239 @@
+"""Semantic memory: what the agent knows about a user, as one profile and a collection of facts.
+
+Provides the two schemas LangMem's managers fill in (`UserProfile`, one document per user,
+patched; `Fact`, one small record per fact, inserted, updated and deleted), the namespace
+templates they are stored under, `memory_changes` (what a manager's output inserted, updated and
+deleted), `load_memories` (the profile plus the top-k facts relevant to a question, never the
+whole collection), `format_memory_section` (the system-prompt section built from them),
+`patch_profile` (a validated, all-or-nothing edit of the stored profile), and the fixture of
+background facts used to grow a collection (`load_background_facts`, `load_fact_questions`).
+
+Items are stored in the shape `create_memory_store_manager` writes and reads,
+`{"kind": <schema name>, "content": {...}}`, so facts written here and facts written by LangMem
+mix freely. Leaves out: the LangMem calls themselves (the notebook makes them), writing in the
+background (notebook 07) and sharing memory between agents (notebook 05).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "semantic"
+
+PROFILE_NAMESPACE = ("users", "{user_id}", "profile")
+FACTS_NAMESPACE = ("users", "{user_id}", "facts")
+# Profile and facts are siblings: a search on ("users", user_id) would match both.
+
+
+class UserProfile(BaseModel):
+    """The user's profile: one document per user, updated in place as new facts arrive."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, description="The user's name")
+    employer: str | None = Field(None, description="Organisation the user works for")
+    role: str | None = Field(None, description="The user's job title or role")
+    location: str | None = Field(None, description="City where the user lives")
+    expertise: list[str] = Field(default_factory=list, description="Areas the user is expert in")
+    preferences: list[str] = Field(default_factory=list, description="Stated preferences")
+
+
+class Fact(BaseModel):
+    """One self-contained fact about the user, as a sentence and as subject, predicate, object."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(
+        min_length=1, description="The fact as one short sentence, e.g. 'User works at Acme.'"
+    )
+    subject: str = Field(description="Who or what the fact is about, usually the user")
+    predicate: str = Field(description="The relation, e.g. 'works at', 'prefers'")
+    object: str = Field(description="The value")
+
+
+def check_user_id(user_id: Any) -> str:
+    """Return user_id if it can be a namespace label, else raise. Introduced in notebooks/04_semantic_memory.ipynb."""
+    if not isinstance(user_id, str):
+        raise TypeError(
+            f"user_id must be a str (namespace labels are strings), got "
+            f"{type(user_id).__name__}: {user_id!r}"
+        )
+    if not user_id.strip() or user_id != user_id.strip():
+        raise ValueError(f"user_id must be non-empty without surrounding spaces, got {user_id!r}")
+    if "." in user_id or "\x00" in user_id:
+        raise ValueError(f"user_id cannot contain '.' or NUL (store label rules), got {user_id!r}")
+    return user_id
+
+
+def namespace_for(template: Sequence[str], user_id: Any) -> tuple[str, ...]:
+    """Fill "{user_id}" in a namespace template, as LangMem does from config. Introduced in notebooks/04_semantic_memory.ipynb."""
+    uid = check_user_id(user_id)
+    return tuple(uid if part == "{user_id}" else part for part in template)
+
+
+def _content(value: Any) -> Any:
+    """The payload of a stored or extracted memory: a dict, a string or a pydantic model."""
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    if isinstance(value, Mapping) and "kind" in value and "content" in value:
+        return _content(value["content"])
+    return value
+
+
+def fact_text(value: Any) -> str:
+    """One line of text for a fact, whatever shape it is stored in. Introduced in notebooks/04_semantic_memory.ipynb."""
+    if hasattr(value, "value") and hasattr(value, "namespace"):  # a store Item
+        value = value.value
+    c = _content(value)
+    if isinstance(c, str):
+        text = c
+    elif isinstance(c, Mapping) and isinstance(c.get("content"), str):
+        text = c["content"]
+    elif isinstance(c, Mapping) and all(
+        isinstance(c.get(f), str) for f in ("subject", "predicate", "object")
+    ):
+        text = f"{c['subject']} {c['predicate']} {c['object']}."
+    else:
+        raise ValueError(f"cannot read a fact out of {value!r}")
+    if not text.strip():
+        raise ValueError(f"fact text is empty in {value!r}")
+    return text.strip()
+
+
+def memory_changes(previous: Mapping[str, Any], result: Sequence[Any]) -> dict[str, list[str]]:
+    """Sort a memory manager's output into inserted, updated, deleted and unchanged ids. Introduced in notebooks/04_semantic_memory.ipynb."""
+    if not isinstance(previous, Mapping):
+        raise TypeError(f"previous must map id -> content, got {type(previous).__name__}")
+    changes: dict[str, list[str]] = {"inserted": [], "updated": [], "deleted": [], "unchanged": []}
+    for m in result:
+        mid, content = m.id, m.content
+        if type(content).__name__ == "RemoveDoc":
+            changes["deleted"].append(mid)
+        elif mid not in previous:
+            changes["inserted"].append(mid)
+        elif _content(content) != _content(previous[mid]):
+            changes["updated"].append(mid)
+        else:
+            changes["unchanged"].append(mid)
+    return changes
+
+
+def _check_k(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"k must be an int, got {type(k).__name__}: {k!r}")
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    return k
+
+
+def read_profile(store, user_id: str) -> tuple[str | None, dict | None]:
+    """The stored profile of a user as (key, fields), or (None, None). Introduced in notebooks/04_semantic_memory.ipynb."""
+    ns = namespace_for(PROFILE_NAMESPACE, user_id)
+    items = store.search(ns, limit=2)
+    if len(items) > 1:
+        raise ValueError(
+            f"namespace {ns} holds {len(items)} profiles, expected one: keys "
+            f"{[i.key for i in items]}"
+        )
+    if not items:
+        return None, None
+    return items[0].key, dict(_content(items[0].value))
+
+
+def load_memories(store, user_id: str, query: str, k: int = 5) -> dict:
+    """The user's profile and the k facts most relevant to query (not the whole collection). Introduced in notebooks/04_semantic_memory.ipynb."""
+    check_user_id(user_id)
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError(f"query must be a non-empty string, got {query!r}")
+    _check_k(k)
+    _, profile = read_profile(store, user_id)
+    facts = store.search(namespace_for(FACTS_NAMESPACE, user_id), query=query, limit=k)
+    return {"profile": profile, "facts": facts}
+
+
+def format_memory_section(profile: Mapping | None, facts: Sequence[Any]) -> str:
+    """The system-prompt section for a profile and some facts; empty string if there are none. Introduced in notebooks/04_semantic_memory.ipynb."""
+    parts = []
+    if profile:
+        lines = []
+        for name, value in UserProfile.model_validate(dict(profile)).model_dump().items():
+            if value in (None, [], ""):
+                continue
+            shown = ", ".join(value) if isinstance(value, list) else value
+            lines.append(f"- {name}: {shown}")
+        if lines:
+            parts.append("## User profile\n" + "\n".join(lines))
+    texts = [fact_text(f) for f in facts]
+    if texts:
+        parts.append("## Facts about the user\n" + "\n".join(f"- {t}" for t in texts))
+    return "\n\n".join(parts)
+
+
+def patch_profile(store, user_id: str, patch: Mapping[str, Any]) -> dict:
+    """Apply a partial update to the stored profile after validating the result; all or nothing. Introduced in notebooks/04_semantic_memory.ipynb."""
+    check_user_id(user_id)
+    if not isinstance(patch, Mapping):
+        raise TypeError(f"patch must be a dict of profile fields, got {type(patch).__name__}")
+    unknown = sorted(set(patch) - set(UserProfile.model_fields))
+    if unknown:
+        raise ValueError(
+            f"unknown profile field(s) {unknown} in patch {dict(patch)!r}; "
+            f"expected some of {list(UserProfile.model_fields)}"
+        )
+    key, current = read_profile(store, user_id)
+    merged = {**(current or {}), **patch}
+    try:
+        profile = UserProfile.model_validate(merged)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise ValueError(
+            f"patch {dict(patch)!r} breaks the profile schema at "
+            f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
+        ) from None
+    value = {"kind": "UserProfile", "content": profile.model_dump(mode="json")}
+    store.put(namespace_for(PROFILE_NAMESPACE, user_id), key or "profile", value)
+    return value["content"]
+
+
+def fact_item(subject: str, predicate: str, obj: str) -> dict:
+    """A Fact in the stored shape LangMem's store manager uses. Introduced in notebooks/04_semantic_memory.ipynb."""
+    fact = Fact(
+        content=f"{subject} {predicate} {obj}.", subject=subject, predicate=predicate, object=obj
+    )
+    return {"kind": "Fact", "content": fact.model_dump()}
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    rows = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}:{n} is not JSON: {err}") from None
+    return rows
+
+
+def load_background_facts(path: str | Path | None = None) -> list[dict]:
+    """Planted background facts about the fixture user (id, subject, predicate, object). Introduced in notebooks/04_semantic_memory.ipynb."""
+    rows = _read_jsonl(Path(path) if path else DATA / "facts.jsonl")
+    for row in rows:
+        missing = [f for f in ("id", "subject", "predicate", "object") if not row.get(f)]
+        if missing:
+            raise ValueError(f"background fact lacks {missing}: {row!r}")
+    return rows
+
+
+def load_fact_questions(path: str | Path | None = None) -> list[dict]:
+    """Questions whose answer is one planted fact (question, answer, fact id). Introduced in notebooks/04_semantic_memory.ipynb."""
+    rows = _read_jsonl(Path(path) if path else DATA / "questions.jsonl")
+    for row in rows:
+        missing = [f for f in ("question", "answer", "fact") if not row.get(f)]
+        if missing:
+            raise ValueError(f"question lacks {missing}: {row!r}")
+    return rows
