@@ -389,6 +389,12 @@ _KEY_VALUE = re.compile(
     r"""["']?(?P<key>[A-Za-z_][\w ]{1,24}?)["']?\s*[:=]\s*["']?(?P<value>[^"'\n,;{}\[\]]{1,80}?)["']?\s*(?=[,;}\]\n]|$)"""
 )
 
+_KEY_IS_VALUE = re.compile(
+    r"(?:^|[:;,]\s*|\band\s+)(?:(?:the\s+)?user'?s\s+)?(?P<key>[a-z][a-z_ ]{1,20}?)\s+(?:is|=)\s+"
+    r"(?P<value>[^;,.\n]{1,60}?)\s*(?=[;,.\n]|$)",
+    re.I,
+)
+
 _ROLE_WORD = re.compile(
     r"(?i)(?:er|or|ist|ian|ant|ent|ect|ee|lead|head|manager|nurse|chef|intern|cto|ceo|cfo|vp|pm|officer|owner|dev|admin|analyst|architect|consultant|scientist|founder|student|professor|lecturer|coach)$"
 )
@@ -531,6 +537,15 @@ def _extract(text: str, first_person: bool) -> list[Fact]:
                 if (f.predicate, f.value.lower()) not in known:
                     facts.append(Fact("user", f.predicate, f.value, sentence))
                     known.add((f.predicate, f.value.lower()))
+        if not first_person and re.search(r"\buser\b", sentence, re.I):
+            # A list of memories in "key is value" form: "Known facts about the user: prefers
+            # tea; name is Ravi." The key opens a list item (after ':', ';' or ',').
+            for m in _KEY_IS_VALUE.finditer(sentence):
+                key = m.group("key").strip().lower().replace(" ", "_")
+                if key in KEY_SYNONYMS and not any(a < m.end() and m.start() < b for a, b in taken):
+                    value = _clean_value(m.group("value"))
+                    if _accept(KEY_SYNONYMS[key], value):
+                        facts.append(Fact("user", KEY_SYNONYMS[key], value, sentence))
         if not first_person:
             for m in _KEY_VALUE.finditer(sentence):
                 key = m.group("key").strip().lower().replace(" ", "_")
@@ -538,7 +553,43 @@ def _extract(text: str, first_person: bool) -> list[Fact]:
                     value = _clean_value(m.group("value"))
                     if _accept(KEY_SYNONYMS[key], value):
                         facts.append(Fact("user", KEY_SYNONYMS[key], value, sentence))
-    return facts
+    return _drop_partial(facts)
+
+
+def _drop_partial(facts: list[Fact]) -> list[Fact]:
+    """Within one sentence, "Priya" gives way to "Priya Raman", "Acme in Leeds" to "Acme" when
+    Leeds is the location stated there, and a role followed by "at Org" adds Org as employer."""
+    out = []
+    for f in facts:
+        same = [g for g in facts if g is not f and g.source == f.source and g.subject == f.subject]
+        if f.predicate == "name" and any(
+            g.predicate == "name" and g.value.startswith(f.value + " ") for g in same
+        ):
+            continue
+        where = [
+            g.value
+            for g in same
+            if g.predicate == "location" and f.value.endswith(" in " + g.value)
+        ]
+        if f.predicate == "employer" and where:
+            f = Fact(f.subject, f.predicate, f.value[: -len(" in " + where[0])], f.source)
+            if any((g.predicate, g.value) == (f.predicate, f.value) for g in out):
+                continue
+        out.append(f)
+    # "a data engineer at Northwind Labs": the organisation after a role is the employer.
+    for f in list(out):
+        if f.predicate != "role" or any(
+            g.predicate == "employer" and g.source == f.source and g.subject == f.subject
+            for g in out
+        ):
+            continue
+        m = re.search(
+            re.escape(f.value) + r"\s+(?:at|for|with)\s+(?P<value>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,4})",
+            f.source,
+        )
+        if m and m.group("value").split()[0] not in NOT_NAMES:
+            out.append(Fact(f.subject, "employer", m.group("value"), f.source))
+    return out
 
 
 def _subject(raw: str, earlier: list[Fact]) -> str:
@@ -742,5 +793,11 @@ def to_third_person(sentence: str) -> str:
             return f"User {first} {_conjugate(second)}"
         return f"User {_conjugate(first)}" + (f" {second}" if second else "")
 
+    # "should I start" keeps the base form: "should User start".
+    out = re.sub(
+        r"\b((?i:should|can|could|do|did|will|would|may|might|must|shall|to))\s+I\s+(\w+)",
+        r"\1 User \2",
+        out,
+    )
     out = re.sub(r"\bI\s+([\w']+)(?:\s+([\w']+))?", verb, out)
     return out[0].upper() + out[1:] if out else out

@@ -32,7 +32,9 @@ from pydantic import BaseModel, field_validator
 from memlib.extraction import (
     _USER_VERB,
     ANSWER_PHRASES,
+    NOT_NAMES,
     PREDICATE_LABELS,
+    STOPWORDS,
     Fact,
     ask_about_all,
     base_verb,
@@ -265,7 +267,7 @@ _PREVIOUS_SUMMARY = re.compile(
     re.I | re.S,
 )
 _IMPERATIVE = re.compile(
-    r"^(?:focus|keep|include|be|use only|mention|preserve|do not|don't|avoid|return|write|output|respond|make sure|ensure|only|please|answer|limit|capture|note|highlight)\b",
+    r"^(?:focus|keep|include|be|use only|reply|mention|preserve|do not|don't|avoid|return|write|output|respond|make sure|ensure|only|please|answer|limit|capture|note|highlight)\b",
     re.I,
 )
 _SPEAKER = re.compile(r"^\s*(?P<who>user|human|assistant|ai|system|tool)\s*:\s*(?P<text>.*)$", re.I)
@@ -380,7 +382,12 @@ def _parse_summary_request(request: Request) -> _Summary:
                     previous = sm.group("summary").strip()
             continue
         who = {"human": "user", "ai": "assistant"}.get(msg.type, msg.type)
+        if msg.type == "tool":
+            units.append((f"tool:{getattr(msg, 'name', None) or ''}", _context_text(msg)))
+            continue
         units.extend((who, s) for s in split_sentences(_text(msg)))
+        for call in getattr(msg, "tool_calls", None) or []:
+            units.append((f"call:{call['name']}", ""))
     if (
         index != request.last_human_index
         and index >= 0
@@ -415,6 +422,16 @@ def _sentence(text: str) -> str:
 
 
 def summarize(request: Request) -> str:
+    """A dialogue (user / assistant turns, transcript lines) gets `summarize_dialogue`; plain text
+    gets `_summarize_text`."""
+    spec = _parse_summary_request(request)
+    units = _dialogue_units(spec.units)
+    if units is not None:
+        return summarize_dialogue(spec, units)
+    return _summarize_text(request, spec)
+
+
+def _summarize_text(request: Request, spec: _Summary) -> str:
     """An extractive summary within the word budget, folding in a previous summary.
 
     Every sentence (previous summary and new material alike) is scored: 3 per fact the rules
@@ -423,7 +440,6 @@ def summarize(request: Request) -> str:
     (name, employer, role, location, age) a later sentence changes is dropped (the newer statement
     wins), and near-duplicates (cosine > 0.92) are skipped. The best are packed greedily, shortened
     by dropping filler words when needed, and printed in their original order."""
-    spec = _parse_summary_request(request)
     units: list[tuple[int, str, str]] = []  # (position, speaker, text)
     for pos, sentence in enumerate(split_sentences(spec.previous)):
         units.append((pos, "previous", sentence))
@@ -432,7 +448,7 @@ def summarize(request: Request) -> str:
             sentence.rstrip().endswith("?") and speaker in ("assistant", "ai")
         ):
             continue
-        if not _is_small_talk(sentence):
+        if not _is_small_talk(sentence) and not _INSTRUCTION_ECHO.search(sentence):
             units.append((10_000 + pos, speaker, _rewrite(speaker, sentence)))
     if not units:
         return "There is nothing to summarize yet."
@@ -490,6 +506,409 @@ def summarize(request: Request) -> str:
         source = " ".join(text for _, _, text in units)
         out = " ".join(_telegraphic(source).split()[: spec.budget])
     return " ".join(out.split()[: spec.budget])
+
+
+# --------------------------------------------------------------------------------------------
+# Dialogue summaries: one clause per exchange, then detail while the budget lasts.
+
+_GREETING_SENTENCE = re.compile(
+    r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|greetings)\b[\w ,'-]{0,25}[.!]*$", re.I
+)
+_ACK = re.compile(
+    r"^(?:noted|got it|understood|ok(?:ay)?|sure|will do|done|great|perfect|nice to meet|thanks|"
+    r"thank you|you're welcome|i've (?:saved|noted|deleted|stored|updated)|i'll (?:remember|keep|note)|"
+    r"hello|hi|hey|welcome)\b",
+    re.I,
+)
+_NO_INFO = re.compile(r"\bI (?:don't|do not) (?:have|know)\b|\bI can't answer\b", re.I)
+_LEADING_COURTESY = re.compile(
+    r"^(?:(?:hi|hello|hey|thanks|thank you|ok(?:ay)?|great|cool|sure|good|right|so|well)\b[\w ]{0,12}?[,!.]\s+)+",
+    re.I,
+)
+_INSTRUCTION_ECHO = re.compile(
+    r"^(?:reply|return|respond|output|give|answer|write|provide)\b[^.]{0,40}\bsummary\b|\bsummary only\b"
+    r"|^(?:reply|return|respond|output|answer) (?:with )?only\b",
+    re.I,
+)
+_CALL_LINE = re.compile(
+    r"^(?:assistant|ai)\s+called\s+(?:tool\s+)?(?P<name>[\w.-]+)(?:\s*\(|\s+with\b|\s*$)", re.I
+)
+_RESULT_LINE = re.compile(
+    r"^(?:tool result(?:\s*\((?P<n1>[\w.-]+)\))?|tool\s+(?P<n2>[\w.-]+)\s+returned)\s*:\s*(?P<text>.*)$",
+    re.I | re.S,
+)
+_ASK_LEAD = re.compile(
+    r"^(?:(?:and|so|ok|okay|also|now|then|but|next)\b[, ]*)*"
+    r"(?:(?:can|could|would|will) you (?:please )?|please )?"
+    r"(?P<word>explain|describe|tell me (?:about|how|what|why|where|when)|show me|remind me (?:of|about)|"
+    r"help me (?:with|to)|what(?:'s| is| are| was| were| does| do)?|which|who(?:'s| is| are)?|"
+    r"where(?:'s| is| are)?|when(?:'s| is| are)?|why(?:'s| is| are| do| does)?|how(?: is| are| do| does| did| can| should| would| many| much)?|"
+    r"is|are|do|does|can|should)?\b\s*",
+    re.I,
+)
+_AUX_PRONOUN = re.compile(
+    r"^(?:(?:should|can|could|do|does|did|would|will|shall|is|are|must)\s+)?(?:i|we|you|one)\s+", re.I
+)
+_FOCUS_TAIL = re.compile(r"\s+(?:for|about|with|used for|like)\s*$", re.I)
+_CLAUSE_CUT = re.compile(
+    r",\s+(?=(?:like|as in|such as|so|but|which|because|e\.g\.|for example|and|while)\b)|;\s+|:\s+|\s+-\s+"
+)
+
+
+def _focus(question: str) -> str:
+    """The noun phrase a question is about: "How do I write a function?" -> "how to write a
+    function", "What are dictionaries for?" -> "dictionaries"."""
+    q = question.strip().rstrip("?.! ")
+    m = _ASK_LEAD.match(q)
+    word = (m.group("word") or "").split()[0].lower() if m and m.group("word") else ""
+    rest = q[m.end() :] if m else q
+    pronoun = _AUX_PRONOUN.match(rest)
+    if pronoun:
+        rest = re.sub(r"^(?:have|need|want|ought) to\s+", "", rest[pronoun.end() :], flags=re.I)
+        if word in ("how", "where", "when", "what"):
+            rest = f"{word} to {rest}"
+        elif word in ("is", "are", "do", "does", "can", "should", "why"):
+            rest = f"{'why' if word == 'why' else 'whether to'} {rest}"
+    elif word == "how" and m and m.group("word").lower() in ("how do", "how does", "how did"):
+        rest = f"how {rest}"  # "How do compactions work?" -> "how compactions work"
+    rest = _FOCUS_TAIL.sub("", rest)
+    rest = re.sub(r"^(?:about\s+)?(?:a|an|the|my|our|your)?\s*", "", rest, flags=re.I).strip(" ,")
+    words = rest.split()
+    return " ".join(words[:10]) if words else q
+
+
+def _third_person_reply(sentence: str) -> str:
+    """An assistant's sentence about the user, third person: "you work" -> "the user works"."""
+    s = re.sub(r"\byour\b", "the user's", sentence, flags=re.I)
+    s = re.sub(r"\byou(?:'re| are)\b", "the user is", s, flags=re.I)
+    s = re.sub(r"\byou(?:'ve| have)\b", "the user has", s, flags=re.I)
+
+    def verb(m: re.Match) -> str:
+        word = m.group(1)
+        from memlib.extraction import _conjugate
+
+        return f"the user {_conjugate(word)}"
+
+    s = re.sub(r"(?<!\w )\byou\s+([a-z']+)\b(?=\s)", verb, s)  # "you need" (not "do you")
+    s = re.sub(r"\byou\b", "the user", s, flags=re.I)
+    return s[0].upper() + s[1:] if s else s
+
+
+def _clause(sentence: str) -> str:
+    """The first clause of a sentence, when it is a real clause (four words or more)."""
+    head = _CLAUSE_CUT.split(sentence, maxsplit=1)[0].strip()
+    return head if _words(head) >= 4 else sentence
+
+
+def _drop_repeated_subject(sentence: str, topic: str) -> str:
+    """ "A list is an ordered sequence" under the topic "Python lists" -> "an ordered sequence"."""
+    m = re.match(r"^(?:(?:a|an|the)\s+)?(?P<subj>[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|means)\s+", sentence, re.I)
+    if m and content_terms(m.group("subj")) and content_terms(m.group("subj")) <= content_terms(topic):
+        return sentence[m.end() :]
+    return sentence
+
+
+def _cut(text: str, n: int) -> str:
+    """The first `n` words, without a dangling function word or comma at the end."""
+    words = text.split()[:n]
+    while len(words) > 1 and (words[-1].lower().strip(",;:") in STOPWORDS or words[-1][-1] in ",;:"):
+        if words[-1][-1] in ",;:" and words[-1].lower().strip(",;:") not in STOPWORDS:
+            words[-1] = words[-1].rstrip(",;:")
+            break
+        words.pop()
+    return " ".join(words)
+
+
+def _short(text: str) -> str:
+    return _telegraphic(text).rstrip(" .")
+
+
+@dataclass
+class _Item:
+    """One exchange (or previous-summary sentence) with renderings from short to long; level 0
+    of a topic item is just its topic, printed in a shared "Discussed a, b and c." clause."""
+
+    levels: list[str]
+    topic: bool = False
+    level: int = 0
+
+    def text(self) -> str:
+        return self.levels[self.level]
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _render(items: list[_Item]) -> str:
+    out: list[str] = []
+    topics: list[str] = []
+    seen: set[str] = set()
+
+    def flush() -> None:
+        if topics:
+            joined = topics[0] if len(topics) == 1 else ", ".join(topics[:-1]) + " and " + topics[-1]
+            out.append(f"Discussed {joined}.")
+            topics.clear()
+
+    for item in items:
+        if item.topic and item.level == 0:
+            if item.text().lower() not in seen:
+                seen.add(item.text().lower())
+                topics.append(item.text())
+            continue
+        flush()
+        out.append(_sentence(_capital(item.text())))
+    flush()
+    return " ".join(out)
+
+
+_IDENTITY = ("name", "role", "employer", "location", "age")
+
+
+def _identity_clause(facts: dict[str, str]) -> str:
+    """ "User is Priya Raman. User is a data engineer at Northwind Labs, based in Leeds.": short
+    sentences the extraction rules read back when the summary is folded again."""
+    name, role, employer = facts.get("name"), facts.get("role"), facts.get("employer")
+    location, age = facts.get("location"), facts.get("age")
+    out = [f"User is {name}"] if name else []
+    if role:
+        out.append(f"User is {with_article(role)}" + (f" at {employer}" if employer else ""))
+    elif employer:
+        out.append(f"User works at {employer}")
+    if location:
+        if len(out) > (1 if name else 0):
+            out[-1] += f", based in {location}"
+        else:
+            out.append(f"User lives in {location}")
+    if age:
+        out.append(f"User is {age} years old")
+    return ". ".join(out)
+
+
+def _absorbed(sentence: str, facts: list[Fact]) -> bool:
+    """A sentence that says nothing beyond the identity facts in it."""
+    ident = [f for f in facts if f.predicate in _IDENTITY]
+    if not ident or len(ident) < len(facts):
+        return False
+    rest = content_terms(sentence) - content_terms(" ".join(f.value for f in ident))
+    rest -= content_terms("user work works working live lives living based name called job role am moved")
+    return len(rest) <= 1
+
+
+def _dialogue_units(units: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
+    """(kind, text) with kind user / assistant / call / result / text; None when no one speaks."""
+    out = []
+    for speaker, text in units:
+        call, result = _CALL_LINE.match(text), _RESULT_LINE.match(text)
+        if speaker in ("assistant", "ai", "text") and call:
+            out.append(("call", call.group("name")))
+        elif speaker == "text" and result:
+            out.append(("result", f"{result.group('n1') or result.group('n2') or ''}\t{result.group('text')}"))
+        elif speaker.startswith("tool"):
+            out.append(("result", f"{speaker.partition(':')[2]}\t{text}"))
+        elif speaker in ("user", "human"):
+            out.append(("user", text))
+        elif speaker in ("assistant", "ai"):
+            out.append(("assistant", text))
+        elif speaker.startswith("call:"):
+            out.append(("call", speaker.partition(":")[2]))
+        else:
+            out.append(("text", text))
+    if not any(kind in ("assistant", "call", "result") for kind, _ in out):
+        return None  # nobody answers: a text the user wants summarized, not a dialogue
+    return out
+
+
+def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> list[_Item]:
+    """One item per exchange (a user turn and what followed it); updates `identity`."""
+    groups: list[list[tuple[str, str]]] = []
+    for kind, text in units:
+        if kind == "user" or not groups:
+            groups.append([])
+        groups[-1].append((kind, text))
+    items = []
+    for group in groups:
+        asks, states, answers, tools = [], [], [], []
+        calls: list[str] = []
+        for kind, text in group:
+            if kind == "call":
+                calls.append(text)
+                continue
+            if kind == "result":
+                name, _, body = text.partition("\t")
+                name = name or (calls[len(tools)] if len(tools) < len(calls) else "")
+                body = " ".join(body.split()[:8])
+                tools.append(f"ran {name}: result {body}" if name else f"tool result {body}")
+                continue
+            for s in split_sentences(text):
+                if _GREETING_SENTENCE.match(s) or _INSTRUCTION_ECHO.search(s):
+                    continue
+                if kind == "assistant":
+                    if _ACK.match(s) or _is_small_talk(s) or s.rstrip().endswith("?") or _NO_INFO.search(s):
+                        continue
+                    answers.append(_third_person_reply(s))
+                    continue
+                s = _LEADING_COURTESY.sub("", s).strip()
+                if not s or _is_small_talk(s):
+                    continue
+                if kind == "user" and _QUESTION.search(s):
+                    asks.append(s)
+                    continue
+                facts = extract_facts(s, True) if kind == "user" else []
+                for f in facts:
+                    if f.predicate in _IDENTITY:
+                        identity[f.predicate] = f.value
+                if facts and _absorbed(s, facts):
+                    continue
+                states.append(to_third_person(s) if kind == "user" else s)
+        for c in calls[len(tools) :]:
+            tools.append(f"ran {c}")
+        levels: list[str] = []
+        topic = False
+        if states:
+            first = _short(states[0])
+            levels = [_short(_clause(states[0])), first] if _clause(states[0]) != states[0] else [first]
+            if _words(levels[0]) > 9:
+                levels.insert(0, _cut(levels[0], 8))
+            for s in states[1:]:
+                levels.append(levels[-1] + ". " + _short(s))
+            if asks:
+                levels.append(levels[-1] + ". Asked about " + _focus(asks[0]))
+        elif asks:
+            focus = " and ".join(dict.fromkeys(_focus(q) for q in asks[:2]))
+            topic = True
+            levels = [focus]
+            if len(answers) > 1 and _words(answers[0]) < 4:
+                answers = [answers[0].rstrip(".!") + ": " + answers[1], *answers[2:]]
+            if answers:
+                first = _short(_drop_repeated_subject(answers[0], focus))
+                short = _short(_clause(_drop_repeated_subject(answers[0], focus)))
+                head = _capital(focus) + ": "
+                if _words(short) > 7:
+                    levels.append(head + _cut(short, 6))
+                if short != first:
+                    levels.append(head + short)
+                levels.append(head + first)
+                for s in answers[1:3]:
+                    levels.append(levels[-1] + ". " + _short(s))
+            elif not tools:
+                levels = [focus]
+        elif answers:
+            levels = [_short(_clause(answers[0])), _short(answers[0])]
+            for s in answers[1:3]:
+                levels.append(levels[-1] + ". " + _short(s))
+        if tools:
+            tool_text = "; ".join(tools[:3])
+            levels = [*levels, levels[-1] + "; " + tool_text] if levels else [_capital(tool_text)]
+        if levels:
+            items.append(_Item(list(dict.fromkeys(levels)), topic))
+    return items
+
+
+def _previous_items(previous: str, identity: dict[str, str]) -> list[_Item]:
+    """The previous summary as items: identity facts go to `identity`, "Discussed a, b" lists
+    become one topic item each, other sentences shrink to their first clause (or topic)."""
+    items = []
+    for s in split_sentences(previous):
+        if _INSTRUCTION_ECHO.search(s):
+            continue
+        facts = extract_facts(s, False)
+        user_facts_ = [f for f in facts if f.subject == "user"]
+        for f in user_facts_:
+            if f.predicate in _IDENTITY:
+                identity.setdefault(f.predicate, f.value)
+        if user_facts_ and _absorbed(s, user_facts_):
+            continue
+        listed = re.match(r"^(?:discussed|covered|topics?:?)\s+(?P<list>.+?)\.?$", s, re.I)
+        if listed:
+            for t in re.split(r",\s*(?:and\s+)?|\s+and\s+", listed.group("list")):
+                if t.strip():
+                    items.append(_Item([t.strip()], topic=True))
+            continue
+        head, colon, tail = s.partition(": ")
+        if colon and _words(head) <= 8 and tail:
+            items.append(_Item([head, s.rstrip(".")], topic=True))
+        else:
+            short = _clause(s).rstrip(".")
+            items.append(_Item(list(dict.fromkeys([short, s.rstrip(".")]))))
+    return items
+
+
+_PERSON_NEXT = re.compile(
+    r"^(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:from|at|of|asked|said|says|is|was|has|had|"
+    r"wants|works|needs|prefers|likes|leads|signs|and|will|would|thinks|suggested)\b"
+)
+
+
+def _names(sentence: str) -> list[str]:
+    """Names and numbers of a sentence, a name at its start included ("Ravi from Initech")."""
+    found = entities(sentence)
+    m = _PERSON_NEXT.match(sentence)
+    if m and m.group("name").split()[0] not in NOT_NAMES and m.group("name") not in found:
+        found.insert(0, m.group("name"))
+    return found
+
+
+def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
+    """Identity facts first, then every exchange in one short clause, then more detail (newest
+    exchanges first) while the budget lasts; the previous summary shrinks to make room."""
+    identity: dict[str, str] = {}
+    previous = _previous_items(spec.previous, identity)
+    new_identity: dict[str, str] = {}
+    new = _exchange_items(units, new_identity)
+    identity.update(new_identity)  # the newer statement wins
+
+    def render(prev: list[_Item], cur: list[_Item]) -> str:
+        rest = _render([*prev, *cur])
+        # Identity facts a kept sentence already states are not repeated.
+        head = _identity_clause({k: v for k, v in identity.items() if v not in rest})
+        return f"{_sentence(head)} {rest}".strip() if head else rest
+
+    def words(prev: list[_Item], cur: list[_Item]) -> int:
+        return _words(render(prev, cur))
+
+    # Over budget: the oldest previous sentences shrink to their names and numbers (kept in one
+    # "Earlier:" clause), then those go oldest first, then the oldest new exchanges.
+    kept_entities: list[str] = []
+    earlier = _Item([""], level=0)
+
+    def refresh() -> None:
+        rest = _render([i for i in previous if i is not earlier] + new)
+        shown = [e for e in kept_entities if e not in rest]
+        earlier.levels = ["Earlier: " + ", ".join(shown)] if shown else [""]
+        if shown and earlier not in previous:
+            previous.insert(0, earlier)
+        if not shown and earlier in previous:
+            previous.remove(earlier)
+
+    while words(previous, new) > spec.budget:
+        full = [i for i in previous if i is not earlier]
+        if full:
+            gone = full[0]
+            previous.remove(gone)
+            kept_entities.extend(
+                e for e in _names(gone.levels[-1]) if e not in kept_entities and not e.isdigit()
+            )
+        elif len(new) > 1 and _words(earlier.levels[0]) <= spec.budget // 4:
+            new.pop(0)
+        elif kept_entities:
+            kept_entities.pop(0)
+        elif len(new) > 1:
+            new.pop(0)
+        else:
+            break
+        refresh()
+    for group in (new, previous):
+        # Breadth first: every item gets its next level before any gets the one after.
+        for target in range(1, max((len(i.levels) for i in group), default=0)):
+            for item in group:
+                if item.level == target - 1 and target < len(item.levels):
+                    item.level = target
+                    if words(previous, new) > spec.budget:
+                        item.level -= 1
+    out = render(previous, new)
+    return " ".join(out.split()[: spec.budget]) or "There is nothing to summarize yet."
 
 
 # --------------------------------------------------------------------------------------------

@@ -346,8 +346,10 @@ def test_langgraph_docs_extend_summary_phrasing():
     )
     out = MODEL.invoke(CONVERSATION + [HumanMessage(prompt)])
     assert out.response_metadata["skill"] == "summarize"
-    assert out.content.startswith("Mateo from Contoso is planning a Neo4j migration.")
-    assert "Dana" in out.content and words(out.content) <= 120
+    # Over budget (a third of the source: 30 words), the previous summary shrinks to its names.
+    for name in ("Mateo", "Contoso", "Neo4j", "Dana"):
+        assert name in out.content
+    assert words(out.content) <= 30
 
 
 def test_rolling_langmem_summary_keeps_planted_facts():
