@@ -1,0 +1,336 @@
+"""Semantic memory helpers: schemas, user-id and namespace checks, change counting on real LangMem
+output, load_memories / patch_profile on real stores (InMemoryStore and FaissStore with the real
+MiniLM embeddings), prompt formatting, fixtures."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import HumanMessage
+from langgraph.store.memory import InMemoryStore
+from langmem.knowledge.extraction import ExtractedMemory
+from pydantic import BaseModel, ValidationError
+
+from memlib.embeddings import DIMS, MiniLMEmbeddings
+from memlib.faiss_store import FaissStore
+from memlib.semantic import (
+    FACTS_NAMESPACE,
+    PROFILE_NAMESPACE,
+    Fact,
+    UserProfile,
+    check_user_id,
+    fact_item,
+    fact_text,
+    format_memory_section,
+    load_background_facts,
+    load_fact_questions,
+    load_memories,
+    memory_changes,
+    namespace_for,
+    patch_profile,
+    read_profile,
+)
+
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+EMB = MiniLMEmbeddings()
+FACTS = [
+    ("User", "works at", "Globex"),
+    ("User", "lives in", "Porto"),
+    ("User's dog", "is called", "Biscuit"),
+    ("User", "is allergic to", "peanuts"),
+    ("User's favourite editor", "is", "Neovim"),
+]
+
+
+def make_store(kind: str):
+    index = {"dims": DIMS, "embed": EMB, "fields": ["content.content"]}
+    return FaissStore(index=index) if kind == "faiss" else InMemoryStore(index=index)
+
+
+def filled(kind: str, user_id: str = "ana"):
+    store = make_store(kind)
+    for n, triple in enumerate(FACTS):
+        store.put(namespace_for(FACTS_NAMESPACE, user_id), f"f{n}", fact_item(*triple))
+    return store
+
+
+# schemas
+
+
+def test_profile_rejects_unknown_fields_and_wrong_types():
+    with pytest.raises(ValidationError):
+        UserProfile(name="Ana", shoe_size=38)
+    with pytest.raises(ValidationError):
+        UserProfile(expertise="Spark")
+    assert UserProfile().model_dump()["preferences"] == []
+
+
+def test_fact_needs_content():
+    with pytest.raises(ValidationError):
+        Fact(content="", subject="User", predicate="is", object="x")
+    assert fact_item("User", "lives in", "Porto") == {
+        "kind": "Fact",
+        "content": {
+            "content": "User lives in Porto.",
+            "subject": "User",
+            "predicate": "lives in",
+            "object": "Porto",
+        },
+    }
+
+
+# user ids and namespaces
+
+
+@pytest.mark.parametrize(
+    "bad, error",
+    [("", ValueError), ("  ", ValueError), (" ana", ValueError), ("a.b", ValueError),
+     ("a\x00b", ValueError), (42, TypeError), (None, TypeError), (b"ana", TypeError)],
+)  # fmt: skip
+def test_bad_user_ids_are_named(bad, error):
+    with pytest.raises(error, match="user_id"):
+        check_user_id(bad)
+
+
+@given(st.text(max_size=12))
+@settings(max_examples=200, deadline=None)
+def test_accepted_user_ids_are_valid_store_labels(user_id):
+    try:
+        uid = check_user_id(user_id)
+    except ValueError:
+        return
+    store = InMemoryStore()
+    ns = namespace_for(FACTS_NAMESPACE, uid)
+    store.put(ns, "k", {"content": "x"})  # raises InvalidNamespaceError if the label is invalid
+    assert ns == ("users", user_id, "facts") and store.get(ns, "k") is not None
+
+
+def test_namespace_for_fills_only_the_template_slot():
+    assert namespace_for(PROFILE_NAMESPACE, "ana") == ("users", "ana", "profile")
+    assert namespace_for(("org", "x", "{user_id}"), "7") == ("org", "x", "7")
+
+
+# fact text and change counting
+
+
+def test_fact_text_reads_every_stored_shape():
+    store = filled("memory")
+    item = store.get(namespace_for(FACTS_NAMESPACE, "ana"), "f0")
+    assert fact_text(item) == "User works at Globex."
+    assert fact_text({"content": "User likes tea."}) == "User likes tea."
+    assert fact_text("User likes tea.") == "User likes tea."
+    assert (
+        fact_text({"subject": "User", "predicate": "likes", "object": "tea"}) == "User likes tea."
+    )
+    assert fact_text(Fact(content="A.", subject="s", predicate="p", object="o")) == "A."
+    for bad in ({"kind": "Fact", "content": {}}, {"content": "  "}, 17):
+        with pytest.raises(ValueError):
+            fact_text(bad)
+
+
+class RemoveDoc(BaseModel):  # same name and field as trustcall's, which is local to a function
+    json_doc_id: str
+
+
+def test_memory_changes_sorts_ids():
+    prev = {"a": {"content": "User works at Acme."}, "b": {"content": "User likes tea."}}
+    result = [
+        ExtractedMemory("a", {"content": "User works at Globex."}),
+        ExtractedMemory("b", {"content": "User likes tea."}),
+        ExtractedMemory("c", Fact(content="New.", subject="s", predicate="p", object="o")),
+        ExtractedMemory("b", RemoveDoc(json_doc_id="b")),
+    ]
+    assert memory_changes(prev, result) == {
+        "inserted": ["c"],
+        "updated": ["a"],
+        "deleted": ["b"],
+        "unchanged": ["b"],
+    }
+    with pytest.raises(TypeError):
+        memory_changes([("a", "x")], result)
+
+
+def test_memory_changes_on_real_langmem_output():
+    from langmem import create_memory_manager
+
+    from memlib.offline import OfflineChatModel
+
+    manager = create_memory_manager(OfflineChatModel(), schemas=[Fact], enable_deletes=True)
+    memories: dict[str, Fact] = {}
+    counts = []
+    for text in (
+        "I'm Ana. I work at Northwind and I like hiking.",
+        "I just joined Globex.",
+        "Please forget that I like hiking.",
+    ):
+        result = manager.invoke(
+            {"messages": [HumanMessage(text)], "existing": list(memories.items())}
+        )
+        changes = memory_changes(memories, result)
+        counts.append((len(changes["inserted"]), len(changes["updated"]), len(changes["deleted"])))
+        for m in result:
+            if m.id in changes["deleted"]:
+                memories.pop(m.id)
+            else:
+                c = m.content
+                memories[m.id] = Fact.model_validate(c if isinstance(c, dict) else c.model_dump())
+    assert counts == [(3, 0, 0), (0, 1, 0), (0, 0, 1)]
+    assert sorted(f.content for f in memories.values()) == [
+        "User works at Globex.",
+        "User's name is Ana.",
+    ]
+
+
+# load_memories and formatting
+
+
+@pytest.mark.parametrize("kind", ["memory", "faiss"])
+def test_load_memories_returns_profile_and_top_k_only(kind):
+    store = filled(kind)
+    filled_other = fact_item("User", "works at", "Initech")
+    store.put(namespace_for(FACTS_NAMESPACE, "ben"), "b0", filled_other)
+    patch_profile(store, "ana", {"name": "Ana", "location": "Porto"})
+    loaded = load_memories(store, "ana", "What is my dog called?", k=2)
+    assert loaded["profile"]["name"] == "Ana"
+    assert len(loaded["facts"]) == 2
+    assert fact_text(loaded["facts"][0]) == "User's dog is called Biscuit."
+    everything = load_memories(store, "ana", "Where do I work?", k=50)["facts"]
+    assert sorted(i.key for i in everything) == [f"f{n}" for n in range(len(FACTS))]  # not ben's
+
+
+def test_load_memories_without_profile_or_facts():
+    assert load_memories(make_store("memory"), "nobody", "hi", k=3) == {
+        "profile": None,
+        "facts": [],
+    }
+
+
+@pytest.mark.parametrize(
+    "args, error",
+    [(("", "q", 3), ValueError), (("ana", "", 3), ValueError), (("ana", None, 3), ValueError),
+     (("ana", "q", 0), ValueError), (("ana", "q", 2.0), TypeError), (("ana", "q", True), TypeError),
+     ((7, "q", 3), TypeError)],
+)  # fmt: skip
+def test_load_memories_rejects_bad_input(args, error):
+    with pytest.raises(error):
+        load_memories(filled("memory"), *args)
+
+
+def test_two_profiles_are_an_error_not_a_guess():
+    store = make_store("memory")
+    ns = namespace_for(PROFILE_NAMESPACE, "ana")
+    store.put(ns, "p1", {"kind": "UserProfile", "content": {"name": "Ana"}})
+    store.put(ns, "p2", {"kind": "UserProfile", "content": {"name": "Anna"}})
+    with pytest.raises(ValueError, match="2 profiles"):
+        read_profile(store, "ana")
+
+
+def test_format_memory_section():
+    section = format_memory_section(
+        {"name": "Ana", "employer": None, "preferences": ["tea", "dark mode"]},
+        [{"kind": "Fact", "content": {"content": "User's dog is called Biscuit."}}],
+    )
+    assert section == (
+        "## User profile\n- name: Ana\n- preferences: tea, dark mode\n\n"
+        "## Facts about the user\n- User's dog is called Biscuit."
+    )
+    assert format_memory_section(None, []) == ""
+    assert format_memory_section({"name": None}, []) == ""
+    with pytest.raises(ValidationError):
+        format_memory_section({"shoe_size": 38}, [])
+
+
+# patch_profile
+
+
+@pytest.mark.parametrize("kind", ["memory", "faiss"])
+def test_patch_profile_patches_one_document(kind):
+    store = make_store(kind)
+    assert (
+        patch_profile(store, "ana", {"name": "Ana", "location": "Lisbon"})["location"] == "Lisbon"
+    )
+    after = patch_profile(store, "ana", {"location": "Porto"})
+    assert after["name"] == "Ana" and after["location"] == "Porto"
+    items = store.search(namespace_for(PROFILE_NAMESPACE, "ana"))
+    assert len(items) == 1 and items[0].value["kind"] == "UserProfile"
+
+
+def test_patch_profile_keeps_the_key_langmem_wrote():
+    from langmem import create_memory_store_manager
+
+    from memlib.offline import OfflineChatModel
+
+    store = make_store("faiss")
+    manager = create_memory_store_manager(
+        OfflineChatModel(),
+        schemas=[UserProfile],
+        enable_inserts=False,
+        namespace=PROFILE_NAMESPACE,
+        store=store,
+    )
+    config = {"configurable": {"user_id": "ana"}}
+    manager.invoke({"messages": [HumanMessage("I'm Ana and I live in Lisbon.")]}, config=config)
+    key, profile = read_profile(store, "ana")
+    assert profile["location"] == "Lisbon"
+    patch_profile(store, "ana", {"employer": "Globex"})
+    manager.invoke({"messages": [HumanMessage("I moved to Porto.")]}, config=config)
+    items = store.search(namespace_for(PROFILE_NAMESPACE, "ana"))
+    assert [i.key for i in items] == [key]
+    assert items[0].value["content"]["location"] == "Porto"
+    assert items[0].value["content"]["employer"] == "Globex"
+
+
+@given(
+    patch=st.dictionaries(
+        st.sampled_from([*UserProfile.model_fields, "age", "shoe_size"]),
+        st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.text(max_size=3))),
+        max_size=4,
+    )
+)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_patch_profile_is_all_or_nothing(patch):
+    store = make_store("memory")
+    patch_profile(store, "ana", {"name": "Ana", "preferences": ["tea"]})
+    before = read_profile(store, "ana")
+    try:
+        after = patch_profile(store, "ana", patch)
+    except ValueError as err:
+        assert read_profile(store, "ana") == before
+        assert "patch" in str(err) or "unknown" in str(err)
+        return
+    assert read_profile(store, "ana")[1] == after
+    assert all(after[k] == v for k, v in patch.items())
+
+
+def test_patch_profile_rejects_non_dict():
+    with pytest.raises(TypeError):
+        patch_profile(make_store("memory"), "ana", [("name", "Ana")])
+
+
+# fixtures
+
+
+def test_fixtures_are_consistent():
+    facts = load_background_facts()
+    questions = load_fact_questions()
+    ids = [f["id"] for f in facts]
+    assert len(facts) == 120 and len(set(ids)) == 120
+    texts = [fact_text(fact_item(f["subject"], f["predicate"], f["object"])) for f in facts]
+    assert len(set(texts)) == 120
+    by_id = {f["id"]: f for f in facts}
+    assert len(questions) == 8
+    for q in questions:
+        assert q["answer"] in by_id[q["fact"]]["object"], q
+
+
+def test_fixture_loader_names_a_bad_line(tmp_path):
+    path = tmp_path / "facts.jsonl"
+    path.write_text('{"id": "f1", "subject": "User", "predicate": "is", "object": "x"}\nnot json\n')
+    with pytest.raises(ValueError, match="facts.jsonl:2"):
+        load_background_facts(path)
+    path.write_text('{"id": "f1", "subject": "User", "predicate": "", "object": "x"}\n')
+    with pytest.raises(ValueError, match="predicate"):
+        load_background_facts(path)
