@@ -584,7 +584,8 @@ def _drop_partial(facts: list[Fact]) -> list[Fact]:
         ):
             continue
         m = re.search(
-            re.escape(f.value) + r"\s+(?:at|for|with)\s+(?P<value>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,4})",
+            re.escape(f.value)
+            + r"\s+(?:at|for|with)\s+(?P<value>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,4})",
             f.source,
         )
         if m and m.group("value").split()[0] not in NOT_NAMES:

@@ -547,7 +547,8 @@ _ASK_LEAD = re.compile(
     re.I,
 )
 _AUX_PRONOUN = re.compile(
-    r"^(?:(?:should|can|could|do|does|did|would|will|shall|is|are|must)\s+)?(?:i|we|you|one)\s+", re.I
+    r"^(?:(?:should|can|could|do|does|did|would|will|shall|is|are|must)\s+)?(?:i|we|you|one)\s+",
+    re.I,
 )
 _FOCUS_TAIL = re.compile(r"\s+(?:for|about|with|used for|like)\s*$", re.I)
 _CLAUSE_CUT = re.compile(
@@ -602,8 +603,14 @@ def _clause(sentence: str) -> str:
 
 def _drop_repeated_subject(sentence: str, topic: str) -> str:
     """ "A list is an ordered sequence" under the topic "Python lists" -> "an ordered sequence"."""
-    m = re.match(r"^(?:(?:a|an|the)\s+)?(?P<subj>[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|means)\s+", sentence, re.I)
-    if m and content_terms(m.group("subj")) and content_terms(m.group("subj")) <= content_terms(topic):
+    m = re.match(
+        r"^(?:(?:a|an|the)\s+)?(?P<subj>[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|means)\s+", sentence, re.I
+    )
+    if (
+        m
+        and content_terms(m.group("subj"))
+        and content_terms(m.group("subj")) <= content_terms(topic)
+    ):
         return sentence[m.end() :]
     return sentence
 
@@ -611,7 +618,9 @@ def _drop_repeated_subject(sentence: str, topic: str) -> str:
 def _cut(text: str, n: int) -> str:
     """The first `n` words, without a dangling function word or comma at the end."""
     words = text.split()[:n]
-    while len(words) > 1 and (words[-1].lower().strip(",;:") in STOPWORDS or words[-1][-1] in ",;:"):
+    while len(words) > 1 and (
+        words[-1].lower().strip(",;:") in STOPWORDS or words[-1][-1] in ",;:"
+    ):
         if words[-1][-1] in ",;:" and words[-1].lower().strip(",;:") not in STOPWORDS:
             words[-1] = words[-1].rstrip(",;:")
             break
@@ -647,7 +656,9 @@ def _render(items: list[_Item]) -> str:
 
     def flush() -> None:
         if topics:
-            joined = topics[0] if len(topics) == 1 else ", ".join(topics[:-1]) + " and " + topics[-1]
+            joined = (
+                topics[0] if len(topics) == 1 else ", ".join(topics[:-1]) + " and " + topics[-1]
+            )
             out.append(f"Discussed {joined}.")
             topics.clear()
 
@@ -692,7 +703,9 @@ def _absorbed(sentence: str, facts: list[Fact]) -> bool:
     if not ident or len(ident) < len(facts):
         return False
     rest = content_terms(sentence) - content_terms(" ".join(f.value for f in ident))
-    rest -= content_terms("user work works working live lives living based name called job role am moved")
+    rest -= content_terms(
+        "user work works working live lives living based name called job role am moved"
+    )
     return len(rest) <= 1
 
 
@@ -704,7 +717,12 @@ def _dialogue_units(units: list[tuple[str, str]]) -> list[tuple[str, str]] | Non
         if speaker in ("assistant", "ai", "text") and call:
             out.append(("call", call.group("name")))
         elif speaker == "text" and result:
-            out.append(("result", f"{result.group('n1') or result.group('n2') or ''}\t{result.group('text')}"))
+            out.append(
+                (
+                    "result",
+                    f"{result.group('n1') or result.group('n2') or ''}\t{result.group('text')}",
+                )
+            )
         elif speaker.startswith("tool"):
             out.append(("result", f"{speaker.partition(':')[2]}\t{text}"))
         elif speaker in ("user", "human"):
@@ -745,7 +763,12 @@ def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> l
                 if _GREETING_SENTENCE.match(s) or _INSTRUCTION_ECHO.search(s):
                     continue
                 if kind == "assistant":
-                    if _ACK.match(s) or _is_small_talk(s) or s.rstrip().endswith("?") or _NO_INFO.search(s):
+                    if (
+                        _ACK.match(s)
+                        or _is_small_talk(s)
+                        or s.rstrip().endswith("?")
+                        or _NO_INFO.search(s)
+                    ):
                         continue
                     answers.append(_third_person_reply(s))
                     continue
@@ -768,7 +791,9 @@ def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> l
         topic = False
         if states:
             first = _short(states[0])
-            levels = [_short(_clause(states[0])), first] if _clause(states[0]) != states[0] else [first]
+            levels = (
+                [_short(_clause(states[0])), first] if _clause(states[0]) != states[0] else [first]
+            )
             if _words(levels[0]) > 9:
                 levels.insert(0, _cut(levels[0], 8))
             for s in states[1:]:
@@ -1001,8 +1026,12 @@ def context_sentences(messages: Sequence[BaseMessage], skip: int) -> list[str]:
                 continue
             if _words(s) < 3 or _QUESTION.search(s) and m.type != "tool":
                 continue
+            s = _CONTEXT_LABEL.sub("", s) if m.type == "system" else s
             out.append(to_third_person(s) if m.type == "human" else s)
     return list(dict.fromkeys(out))
+
+
+_CONTEXT_LABEL = re.compile(r"^(?:context|notes?|background|facts?|information|info)\s*:\s+", re.I)
 
 
 _TO_SECOND = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"}
@@ -1020,25 +1049,51 @@ def _second_person(sentence: str) -> str:
     return _USER_VERB.sub(verb, s)
 
 
+def _focus_head(question: str) -> tuple[str, set[str]]:
+    """The head of what a question asks for, and its content terms: the phrase after
+    what/which/how up to its first preposition ("target runtime" in "what is the target runtime
+    for the job?"); ("", empty) when the question has no such phrase."""
+    phrase = _focus(question)
+    phrase = re.sub(r"^(?:how|where|when|what|whether|why) to\s+", "", phrase, flags=re.I)
+    head = re.split(r"\s+(?:for|of|in|on|at|with|from|to|by|about|during|between)\s+", phrase)[0]
+    terms = content_terms(head)
+    if not terms or terms == content_terms(question):
+        return "", set()
+    return head, terms
+
+
 def answer_from_context(question: str, sentences: list[str]) -> str | None:
     """The one or two context sentences that best answer `question`, or None when none fits."""
     if not sentences:
         return None
-    vectors = _embed([question, *sentences])
-    sims = vectors[1:] @ vectors[0]
+    head, focus = _focus_head(question)
+    vectors = _embed([question, head or question, *sentences])
+    sims = vectors[2:] @ vectors[0]
+    head_sims = vectors[2:] @ vectors[1] if head else np.zeros(len(sentences))
     q_terms = content_terms(question)
     scored = []
-    for s, cos in zip(sentences, sims, strict=True):
-        overlap = len(q_terms & content_terms(s)) / len(q_terms) if q_terms else 0.0
-        ok = cos >= CONTEXT_THRESHOLD or (
-            overlap >= OVERLAP_THRESHOLD and cos >= CONTEXT_OVERLAP_MIN_COSINE
+    for s, cos, head_cos in zip(sentences, sims, head_sims, strict=True):
+        terms = content_terms(s)
+        overlap = len(q_terms & terms) / len(q_terms) if q_terms else 0.0
+        # The thing asked for ("the target runtime" in "What is the target runtime for the
+        # nightly job?") counts more than the words that only set the scene.
+        hit = len(focus & terms) / len(focus) if focus else 0.0
+        ok = (
+            cos >= CONTEXT_THRESHOLD
+            or (overlap >= OVERLAP_THRESHOLD and cos >= CONTEXT_OVERLAP_MIN_COSINE)
+            or (hit >= 0.5 and cos >= CONTEXT_OVERLAP_MIN_COSINE)
         )
         if ok:
-            scored.append((float(cos) + 0.3 * overlap, s))
+            score = float(cos) + 0.3 * overlap + 0.4 * hit + 0.5 * float(head_cos)
+            scored.append((score, hit, s))
     if not scored:
         return None
     scored.sort(key=lambda x: -x[0])
-    best = [s for score, s in scored[:2] if score >= scored[0][0] - 0.1]
+    best = [
+        s
+        for k, (score, hit, s) in enumerate(scored[:2])
+        if k == 0 or (score >= scored[0][0] - 0.1 and (hit > 0 or not focus))
+    ]
     return " ".join(_sentence(_second_person(s)) for s in best)
 
 
@@ -1046,6 +1101,97 @@ def _saved_to_memory(after: Sequence[BaseMessage]) -> bool:
     return any(
         m.type == "tool" and re.match(r"(?:created|updated) memory", _text(m), re.I) for m in after
     )
+
+
+_EXAMPLE_FIELD = re.compile(
+    r"^\s*(?:[-*]\s*)?\**(?P<label>situation|task|problem|issue|context|approach|action|actions|"
+    r"what (?:was tried|worked|we did)|solution|fix|steps|outcome|result|lesson|lessons|takeaway|"
+    r"key takeaway|learned|learnt|next time|what to do next time)\**\s*:\s*(?P<text>.+)$",
+    re.I,
+)
+_LESSON_LABELS = ("lesson", "takeaway", "learned", "learnt", "next time")
+_APPROACH_LABELS = (
+    "approach",
+    "action",
+    "what was tried",
+    "what worked",
+    "what we did",
+    "solution",
+    "fix",
+    "steps",
+)
+_HOW_TO = re.compile(
+    r"\b(?:how (?:do|should|can|could|would|to) (?:i|we)?|what (?:should|must|do|would) (?:i|we)|"
+    r"what (?:to|needs to be) (?:check|do)|what do (?:i|we) (?:need|have) to|any (?:tips|advice)|"
+    r"best way|what(?:'s| is) the (?:right|best) way|where (?:should|do) (?:i|we) start)\b",
+    re.I,
+)
+EXAMPLE_MIN_COSINE = 0.3  # a worked example must be at least this close to the question
+
+
+def worked_examples(text: str) -> list[dict[str, str]]:
+    """Example blocks in a system prompt ("### Example 1" / blank-line separated groups of
+    "Situation: / Approach: / Outcome: / Lesson:" lines) that carry a lesson-like line."""
+    blocks, current = [], {}
+    for line in text.splitlines() + [""]:
+        m = _EXAMPLE_FIELD.match(line)
+        if m:
+            label = m.group("label").lower()
+            kind = (
+                "lesson"
+                if label.startswith(_LESSON_LABELS) or label.endswith("next time")
+                else "approach"
+                if label.startswith(_APPROACH_LABELS)
+                else "outcome"
+                if label in ("outcome", "result")
+                else "situation"
+            )
+            if kind in current:  # a second lesson line: a new example without a heading
+                blocks.append(current)
+                current = {}
+            current[kind] = m.group("text").strip()
+        elif not line.strip() or line.lstrip().startswith("#"):
+            if current:
+                blocks.append(current)
+            current = {}
+    return [b for b in blocks if b.get("lesson")]
+
+
+def _apply_example(question: str, system: str) -> str | None:
+    """For a how-to question, the lesson (and approach) of the closest worked example."""
+    if not _HOW_TO.search(question):
+        return None
+    examples = worked_examples(system)
+    if not examples:
+        return None
+    texts = [f"{e.get('situation', '')} {e['lesson']}" for e in examples]
+    vectors = _embed([question, *texts])
+    sims = vectors[1:] @ vectors[0]
+    k = int(np.argmax(sims))
+    if float(sims[k]) < EXAMPLE_MIN_COSINE:
+        return None
+    best = examples[k]
+    reply = f"Based on a similar past task: {_sentence(best['lesson'])}"
+    approach = _action_sentences(best.get("approach", ""))
+    if approach:
+        reply += f" What worked then: {_sentence(approach)}"
+    return reply
+
+
+_ACTION_START = re.compile(
+    r"^(?:check|convert|use|add|remove|drop|set|run|read|re-?read|parse|sort|split|group|filter|"
+    r"normali[sz]e|round|rename|restart|retry|rerun|compare|verify|validate|look|confirm|keep|"
+    r"switch|move|replace|fix|test|measure|log|cache|index|partition|converted|checked|used|added|"
+    r"removed|looked|re-read|compared|verified|switched|replaced|fixed|tested|measured|rewrote|"
+    r"split|grouped|filtered|sorted|parsed|ran|reran|restarted)\b",
+    re.I,
+)
+
+
+def _action_sentences(text: str) -> str:
+    """The sentences of an approach that say what was done (imperative or past action)."""
+    found = [s for s in split_sentences(text) if _ACTION_START.match(s)]
+    return " ".join(found[:2])
 
 
 def answer(request: Request) -> str:
@@ -1059,6 +1205,9 @@ def answer(request: Request) -> str:
     sentences = split_sentences(question)
     asked = [s for s in sentences if _QUESTION.search(s)]
     if asked:
+        applied = _apply_example(question, request.system_text)
+        if applied:
+            return applied
         replies = []
         for q in asked:
             about = ask_about_all(q)
@@ -1078,7 +1227,11 @@ def answer(request: Request) -> str:
                 else "I don't have information about that in my context, and as an offline "
                 "rule-based model I can't answer it from general knowledge."
             )
-        return " ".join(dict.fromkeys(replies))
+        joined, lead = [], "From what I have in context: "
+        for r in dict.fromkeys(replies):
+            # The lead-in once, however many question sentences were answered from context.
+            joined.append(r.removeprefix(lead) if joined and lead in " ".join(joined) else r)
+        return " ".join(joined)
     from memlib.offline_tools import _FORGET
 
     if _FORGET.search(question):

@@ -41,6 +41,8 @@ from memlib.extraction import (
 )
 
 SINGLE_VALUED = ("name", "employer", "role", "location", "age")
+# Predicates a person can hold several values of; every other "my X is Y" holds one.
+MULTI_VALUED = ("preference", "dislike", "expertise", "project", "learning", "uses", "speaks")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 DATE = re.compile(
@@ -760,6 +762,14 @@ _METHOD = re.compile(
     r"\b(?:use|used|using|try|tried|suggest|suggested|recommend|recommended|check|checked|run|ran|search|searched|set|add|added|switch|switched|install|enable|increase|decrease|call|called|convert|converted|extract|extracted|compare|group|split|replace|rewrite|look)\b",
     re.I,
 )
+_ACTION = re.compile(
+    r"^(?:(?:let's|let us|please|you (?:should|could|can)|try to|i'd|we should)\s+)?(?=(?:use|try|check|run|"
+    r"search|set|add|switch|install|enable|disable|increase|decrease|call|convert|extract|compare|"
+    r"group|split|replace|rewrite|inspect|open|delete|remove|drop|rename|restart|retry|rerun|sort|"
+    r"parse|re-?read|filter|move|keep|measure|test|verify|change|update|upgrade|pin|clear|vacuum|"
+    r"normali[sz]e|round|cast|pass|fix|wrap|cache|index|partition|limit|raise|lower|reduce)\b)",
+    re.I,
+)
 _LESSON_CUE = re.compile(
     r"^(?:next time|for (?:future|next time|any|all)\b[^,]*|in (?:the )?future|going forward|from now on|in general|as a rule|lesson)\s*,?\s*",
     re.I,
@@ -830,7 +840,10 @@ def episode(ctx: Context) -> dict:
         out = [
             s for s in _sentences(turns[i]) if not _QUESTION.search(s) and not _LESSON_CUE.match(s)
         ]
-        return [s for s in out if _METHOD.search(s)] or out[:1]
+        # What to do ("Convert the Lyon readings ...") before the diagnosis ("... look like F").
+        doing = [_ACTION.sub("", s) for s in out if _ACTION.match(s)]
+        doing = [d[:1].upper() + d[1:] for d in doing]
+        return doing or [s for s in out if _METHOD.search(s)] or out[:1]
 
     approach_parts = []
     if bots_before:
@@ -1074,6 +1087,8 @@ def _same_slot(old: Fact, new: Fact) -> bool:
         return False
     if new.predicate in SINGLE_VALUED or new.predicate.startswith("favourite "):
         return True
+    if new.predicate not in MULTI_VALUED:
+        return True  # "my dog's name is X", "my manager is Y": one value, the newer wins
     a, b = content_terms(old.value), content_terms(new.value)
     return bool(a & b)
 
