@@ -1,0 +1,324 @@
+"""Cross-agent memory: one LangGraph store shared by several agents, with grants and provenance.
+
+Provides `Grant` (read and/or write on a namespace prefix), `ScopedStore` (a `BaseStore` that wraps
+any store for one agent: it refuses, with a `PermissionError` naming the agent and the namespace,
+every operation outside that agent's grants, and stamps every value it writes with provenance),
+`provenance` (read those fields back), `put_version` / `versions` (versioned keys, an alternative
+to last-writer-wins), `check_namespace`, and loaders for the fixtures in data/shared_memory/.
+
+Provenance lives in top-level fields of the stored value, so every store can filter on them
+(`filter={"written_by": "reviewer"}`; nested keys are not filterable in InMemoryStore):
+`written_by` (agent), `written_at` (ISO 8601, UTC), `source_thread` (the LangGraph thread the
+write came from, or None), `revision` (1 for a new key, +1 per overwrite) and `previous_writer`
+(who wrote the value this one replaced, or None). The wrapper sets them and overwrites any values
+a caller put there, so an agent cannot forge another agent's name.
+
+Every batch is checked as a whole before anything reaches the wrapped store: one refused
+operation refuses the batch, and nothing is written.
+
+Leaves out: authentication (the agent name is trusted; the wrapper guards against mistakes and
+badly routed writes, not against code that holds the unwrapped store), grants templated per user,
+and atomic revisions: `revision` is read then written, so two processes overwriting one key at
+the same moment can both write the same number.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchOp,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = ROOT / "data" / "shared_memory"
+PROVENANCE_FIELDS = ("written_by", "written_at", "source_thread", "revision", "previous_writer")
+_LIST_ALL = 1_000_000  # list_namespaces is filtered after the wrapped store answers
+
+
+def check_namespace(namespace: Any, what: str = "namespace") -> tuple[str, ...]:
+    """A valid store namespace as a tuple, or ValueError / TypeError naming the bad label. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    if not isinstance(namespace, tuple):
+        raise TypeError(f"{what} must be a tuple of strings, got {namespace!r}")
+    if not namespace:
+        raise ValueError(f"{what} must have at least one label, got {namespace!r}")
+    for label in namespace:
+        if not isinstance(label, str):
+            raise TypeError(f"{what} {namespace!r}: label {label!r} is not a str")
+        if not label.strip():
+            raise ValueError(f"{what} {namespace!r}: labels must be non-empty, got {label!r}")
+        if "." in label or "\x00" in label:
+            raise ValueError(f"{what} {namespace!r}: label {label!r} contains '.' or NUL")
+    if namespace[0] == "langgraph":
+        raise ValueError(f"{what} {namespace!r}: the root label 'langgraph' is reserved")
+    return namespace
+
+
+def _under(namespace: tuple[str, ...], prefix: tuple[str, ...]) -> bool:
+    return namespace[: len(prefix)] == prefix
+
+
+@dataclass(frozen=True)
+class Grant:
+    """Read and/or write access to every namespace under `prefix`. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+
+    prefix: tuple[str, ...]
+    read: bool = True
+    write: bool = False
+
+    def __post_init__(self):
+        check_namespace(self.prefix, "grant prefix")
+        if not isinstance(self.read, bool) or not isinstance(self.write, bool):
+            raise TypeError(f"grant {self.prefix!r}: read and write must be bools")
+        if not (self.read or self.write):
+            raise ValueError(f"grant {self.prefix!r} gives neither read nor write")
+
+
+class ScopedStore(BaseStore):
+    """One agent's view of a shared store: grant-checked, provenance-stamped. Introduced in notebooks/05_cross_agent_memory.ipynb.
+
+    `grants` maps every agent name to its grants; `agent` picks the row. `thread_id`, if given,
+    is stamped as `source_thread`; otherwise the thread of the running LangGraph graph is used.
+    """
+
+    def __init__(
+        self,
+        store: BaseStore,
+        agent: str,
+        grants: Mapping[str, Iterable[Grant]],
+        thread_id: str | None = None,
+    ):
+        if not isinstance(store, BaseStore):
+            raise TypeError(f"store must be a langgraph BaseStore, got {type(store).__name__}")
+        if not isinstance(grants, Mapping):
+            raise TypeError(f"grants must map agent names to Grants, got {type(grants).__name__}")
+        if not isinstance(agent, str) or not agent.strip():
+            raise ValueError(f"agent must be a non-empty name, got {agent!r}")
+        if agent not in grants:
+            raise ValueError(f"unknown agent {agent!r}: grants exist for {sorted(grants)}")
+        own = tuple(grants[agent])
+        for g in own:
+            if not isinstance(g, Grant):
+                raise TypeError(f"agent {agent!r}: {g!r} is not a Grant")
+        if thread_id is not None and (not isinstance(thread_id, str) or not thread_id):
+            raise ValueError(f"thread_id must be a non-empty str or None, got {thread_id!r}")
+        self.store = store
+        self.agent = agent
+        self.grants = own
+        self.thread_id = thread_id
+        self.supports_ttl = store.supports_ttl
+        self.ttl_config = getattr(store, "ttl_config", None)
+
+    def __repr__(self) -> str:
+        return f"ScopedStore(agent={self.agent!r}, grants={len(self.grants)}, store={type(self.store).__name__})"
+
+    def can_read(self, namespace: tuple[str, ...]) -> bool:
+        """True if a grant lets this agent read `namespace` (and everything under it)."""
+        return any(g.read and _under(namespace, g.prefix) for g in self.grants)
+
+    def can_write(self, namespace: tuple[str, ...]) -> bool:
+        """True if a grant lets this agent write (put or delete) in `namespace`."""
+        return any(g.write and _under(namespace, g.prefix) for g in self.grants)
+
+    def _refuse(self, action: str, namespace: tuple[str, ...]) -> PermissionError:
+        allowed = [g.prefix for g in self.grants if (g.write if action == "write" else g.read)]
+        return PermissionError(
+            f"agent {self.agent!r} may not {action} namespace {namespace!r}; "
+            f"its {action} grants cover {allowed}"
+        )
+
+    def _authorize(self, ops: Sequence[Op]) -> None:
+        for op in ops:
+            if isinstance(op, PutOp):
+                check_namespace(op.namespace)
+                if not self.can_write(op.namespace):
+                    raise self._refuse("write", op.namespace)
+                if op.value is not None and not isinstance(op.value, dict):
+                    raise TypeError(f"value for key {op.key!r} must be a dict, got {op.value!r}")
+            elif isinstance(op, GetOp):
+                check_namespace(op.namespace)
+                if not self.can_read(op.namespace):
+                    raise self._refuse("read", op.namespace)
+            elif isinstance(op, SearchOp):
+                # a search reads every namespace under its prefix, so the prefix itself must be granted
+                check_namespace(op.namespace_prefix, "search prefix")
+                if not self.can_read(op.namespace_prefix):
+                    raise self._refuse("read", op.namespace_prefix)
+            elif not isinstance(op, ListNamespacesOp):
+                raise TypeError(f"unsupported store operation {op!r}")
+
+    def _source_thread(self) -> str | None:
+        if self.thread_id is not None:
+            return self.thread_id
+        try:
+            from langgraph.config import get_config
+
+            return get_config().get("configurable", {}).get("thread_id")
+        except RuntimeError:  # not inside a graph run
+            return None
+
+    def _stamp(self, ops: Sequence[Op], previous: list[Item | None]) -> list[Op]:
+        now = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        thread = self._source_thread()
+        stamped, prev = [], iter(previous)
+        for op in ops:
+            if isinstance(op, PutOp) and op.value is not None:
+                old = next(prev)
+                value = {
+                    **op.value,
+                    "written_by": self.agent,
+                    "written_at": now,
+                    "source_thread": thread,
+                    "revision": int(old.value.get("revision") or 0) + 1 if old else 1,
+                    "previous_writer": old.value.get("written_by") if old else None,
+                }
+                op = PutOp(op.namespace, op.key, value, index=op.index, ttl=op.ttl)
+            stamped.append(op)
+        return stamped
+
+    @staticmethod
+    def _previous_ops(ops: Sequence[Op]) -> list[GetOp]:
+        return [
+            GetOp(op.namespace, op.key, refresh_ttl=False)
+            for op in ops
+            if isinstance(op, PutOp) and op.value is not None
+        ]
+
+    @staticmethod
+    def _widen(op: Op) -> Op:
+        if isinstance(op, ListNamespacesOp):
+            return ListNamespacesOp(op.match_conditions, op.max_depth, limit=_LIST_ALL, offset=0)
+        return op
+
+    def _narrow(self, ops: Sequence[Op], results: list[Result]) -> list[Result]:
+        out = []
+        for op, res in zip(ops, results, strict=True):
+            if isinstance(op, ListNamespacesOp):
+                res = [ns for ns in res if self.can_read(ns)][op.offset : op.offset + op.limit]
+            out.append(res)
+        return out
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        ops = list(ops)
+        self._authorize(ops)
+        gets = self._previous_ops(ops)
+        previous = self.store.batch(gets) if gets else []
+        stamped = [self._widen(op) for op in self._stamp(ops, previous)]
+        return self._narrow(ops, self.store.batch(stamped))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        ops = list(ops)
+        self._authorize(ops)
+        gets = self._previous_ops(ops)
+        previous = await self.store.abatch(gets) if gets else []
+        stamped = [self._widen(op) for op in self._stamp(ops, previous)]
+        return self._narrow(ops, await self.store.abatch(stamped))
+
+
+def provenance(item: Item) -> dict:
+    """The provenance fields of a stored item; ValueError if it was not written through a ScopedStore. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    if not isinstance(item, Item):
+        raise TypeError(f"expected a store Item, got {item!r}")
+    missing = [f for f in PROVENANCE_FIELDS if f not in item.value]
+    if missing:
+        raise ValueError(f"item {item.namespace!r}/{item.key!r} has no provenance fields {missing}")
+    return {f: item.value[f] for f in PROVENANCE_FIELDS}
+
+
+def versions(store: BaseStore, namespace: tuple[str, ...], key: str) -> list[Item]:
+    """Every version written by put_version for `key`, oldest first. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    check_namespace(namespace)
+    if not isinstance(key, str) or not key or "@v" in key:
+        raise ValueError(f"key must be a non-empty str without '@v', got {key!r}")
+    found = []
+    offset = 0
+    while page := store.search(namespace, filter={"version_of": key}, limit=100, offset=offset):
+        found.extend(i for i in page if i.namespace == namespace)
+        offset += len(page)
+    return sorted(found, key=lambda i: i.value["version"])
+
+
+def put_version(store: BaseStore, namespace: tuple[str, ...], key: str, value: dict) -> str:
+    """Write `value` as a new version `key@vN` instead of replacing `key`; return the new key. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    if not isinstance(value, dict):
+        raise TypeError(f"value must be a dict, got {value!r}")
+    existing = versions(store, namespace, key)
+    n = existing[-1].value["version"] + 1 if existing else 1
+    new_key = f"{key}@v{n}"
+    store.put(namespace, new_key, {**value, "version_of": key, "version": n})
+    return new_key
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path.name} line {n} is not JSON: {err}") from err
+    return rows
+
+
+MEMORY_KINDS = ("user", "shared", "private")
+
+
+def load_memories(path: str | Path | None = None) -> list[dict]:
+    """The planted memories of two orgs, four users and three agents (data/shared_memory/memories.jsonl). Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    path = Path(path) if path is not None else DATA_DIR / "memories.jsonl"
+    rows = _read_jsonl(path)
+    seen = set()
+    for r in rows:
+        where = f"{path.name}: memory {r.get('id')!r}"
+        for field in ("id", "org", "user_id", "agent", "topic", "text"):
+            if not isinstance(r.get(field), str) or not r[field].strip():
+                raise ValueError(f"{where}: {field} must be a non-empty str, got {r.get(field)!r}")
+        if r.get("kind") not in MEMORY_KINDS:
+            raise ValueError(f"{where}: kind must be one of {MEMORY_KINDS}, got {r.get('kind')!r}")
+        if r["id"] in seen:
+            raise ValueError(f"{path.name}: duplicate memory id {r['id']!r}")
+        seen.add(r["id"])
+    return rows
+
+
+def load_memory_queries(
+    path: str | Path | None = None, memories: Sequence[dict] | None = None
+) -> list[dict]:
+    """Questions an agent asks for a user, with the planted memory that answers each. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    path = Path(path) if path is not None else DATA_DIR / "queries.jsonl"
+    rows = _read_jsonl(path)
+    ids = {m["id"] for m in (memories if memories is not None else load_memories())}
+    for r in rows:
+        where = f"{path.name}: query {r.get('id')!r}"
+        for field in ("id", "agent", "user_id", "org", "query"):
+            if not isinstance(r.get(field), str) or not r[field].strip():
+                raise ValueError(f"{where}: {field} must be a non-empty str, got {r.get(field)!r}")
+        rel = r.get("relevant")
+        if not isinstance(rel, list) or not rel or any(i not in ids for i in rel):
+            raise ValueError(f"{where}: relevant must list planted memory ids, got {rel!r}")
+    return rows
+
+
+def load_sources(path: str | Path | None = None) -> list[dict]:
+    """Source documents a researcher agent reads (data/shared_memory/sources.jsonl). Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    path = Path(path) if path is not None else DATA_DIR / "sources.jsonl"
+    rows = _read_jsonl(path)
+    for r in rows:
+        for field in ("id", "org", "title", "text"):
+            if not isinstance(r.get(field), str) or not r[field].strip():
+                raise ValueError(
+                    f"{path.name}: source {r.get('id')!r}: {field} must be a non-empty str"
+                )
+    return rows
