@@ -13,7 +13,8 @@ write came from, or None), `revision` (1 for a new key, +1 per overwrite) and `p
 (who wrote the value this one replaced, or None). The wrapper sets them and overwrites any values
 a caller put there, so an agent cannot forge another agent's name.
 
-Every batch is checked as a whole before anything reaches the wrapped store: one refused
+`list_namespaces` through a view lists only namespaces the agent may read (filtered before
+`max_depth` truncates them, then paged). Every batch is checked as a whole before anything reaches the wrapped store: one refused
 operation refuses the batch, and nothing is written.
 
 Leaves out: authentication (the agent name is trusted; the wrapper guards against mistakes and
@@ -199,14 +200,18 @@ class ScopedStore(BaseStore):
     @staticmethod
     def _widen(op: Op) -> Op:
         if isinstance(op, ListNamespacesOp):
-            return ListNamespacesOp(op.match_conditions, op.max_depth, limit=_LIST_ALL, offset=0)
+            return ListNamespacesOp(op.match_conditions, None, limit=_LIST_ALL, offset=0)
         return op
 
     def _narrow(self, ops: Sequence[Op], results: list[Result]) -> list[Result]:
         out = []
         for op, res in zip(ops, results, strict=True):
             if isinstance(op, ListNamespacesOp):
-                res = [ns for ns in res if self.can_read(ns)][op.offset : op.offset + op.limit]
+                # filter full namespaces first, then truncate, so max_depth cannot hide a grant
+                readable = [ns for ns in res if self.can_read(ns)]
+                if op.max_depth is not None:
+                    readable = sorted({ns[: op.max_depth] for ns in readable})
+                res = readable[op.offset : op.offset + op.limit]
             out.append(res)
         return out
 

@@ -167,6 +167,9 @@ def test_list_namespaces_shows_only_readable_namespaces_and_pages_after_filterin
     visible = writer.list_namespaces()
     assert visible == [DRAFTS, FINDINGS, ("org", "acme", "shared", "style")]
     assert writer.list_namespaces(limit=1, offset=1) == [FINDINGS]
+    # max_depth truncates after filtering: the writer sees ('org', 'acme'), never ('org', 'globex')
+    assert writer.list_namespaces(max_depth=2) == [("org", "acme")]
+    assert writer.list_namespaces(prefix=("org", "globex")) == []
     reviewer = ScopedStore(base, "reviewer", GRANTS)
     assert set(reviewer.list_namespaces()) == {FINDINGS, ("agents", "reviewer", "private")}
 
