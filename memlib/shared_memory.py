@@ -14,8 +14,9 @@ write came from, or None), `revision` (1 for a new key, +1 per overwrite) and `p
 a caller put there, so an agent cannot forge another agent's name.
 
 `list_namespaces` through a view lists only namespaces the agent may read (filtered before
-`max_depth` truncates them, then paged). Every batch is checked as a whole before anything reaches the wrapped store: one refused
-operation refuses the batch, and nothing is written.
+`max_depth` truncates them, then paged). Every batch is checked as a whole before anything
+reaches the wrapped store: one refused operation refuses the batch, and nothing is written.
+Separate `put` calls are separate batches, so writes that must land together go in one `batch`.
 
 Leaves out: authentication (the agent name is trusted; the wrapper guards against mistakes and
 badly routed writes, not against code that holds the unwrapped store), grants templated per user,
