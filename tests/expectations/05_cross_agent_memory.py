@@ -21,7 +21,10 @@ EXPECT = {
     "planted_memories": ("==", 26),
     "planted_queries": ("==", 14),
     "namespaces": ("==", 23),
+    "items_users": ("==", 12),
+    "items_agents": ("==", 6),
     "items_org_acme_shared": ("==", 4),
+    "items_org_globex_shared": ("==", 4),
     # the measured namespacing strategies
     "leaks_other_user_flat": (">=", 1),
     "leaks_other_org_flat": (">=", 5),
