@@ -46,6 +46,17 @@ _EXPORTS = {
         "recall_episodes",
         "save_episode",
     ],
+    "shared_memory": [
+        "Grant",
+        "ScopedStore",
+        "check_namespace",
+        "load_memories",
+        "load_memory_queries",
+        "load_sources",
+        "provenance",
+        "put_version",
+        "versions",
+    ],
     "rotation": [
         "PromptRecorder",
         "SummaryState",
