@@ -590,7 +590,14 @@ def _drop_partial(facts: list[Fact]) -> list[Fact]:
         )
         if m and m.group("value").split()[0] not in NOT_NAMES:
             out.append(Fact(f.subject, "employer", m.group("value"), f.source))
-    return out
+    seen: set[tuple[str, str, str, str]] = set()
+    unique = []
+    for f in out:
+        key = (f.subject, f.predicate, f.value.lower(), f.source)
+        if key not in seen:
+            seen.add(key)
+            unique.append(f)
+    return unique
 
 
 def _subject(raw: str, earlier: list[Fact]) -> str:
@@ -618,7 +625,8 @@ QUESTION_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "name",
-            r"\bmy (?:full |first )?name\b|\bwho am i\b|\bwho i am\b|\bcall me\b",
+            r"\bmy (?:full |first )?name\b|\bwho am i\b|\bwho i am\b|\bcall me\b"
+            r"|\bwhat (?:i'm|i am|am i) called\b",
         ),
         (
             "employer",

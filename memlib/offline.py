@@ -333,7 +333,7 @@ def _summary_instruction(request: Request) -> tuple[int, str] | None:
     i = request.last_human_index
     if i >= 0 and SUMMARIZE_PATTERN.search(request.last_human):
         return i, request.last_human
-    if _QUESTION.search(request.last_human.strip()):
+    if request.messages[-1].type == "human" and _QUESTION.search(request.last_human.strip()):
         return None  # a question to a model whose system prompt mentions summaries
     for j, m in enumerate(request.messages):
         # A system prompt summarizes only when a sentence starts with the instruction
@@ -517,7 +517,13 @@ _GREETING_SENTENCE = re.compile(
 _ACK = re.compile(
     r"^(?:noted|got it|understood|ok(?:ay)?|sure|will do|done|great|perfect|nice to meet|thanks|"
     r"thank you|you're welcome|i've (?:saved|noted|deleted|stored|updated)|i'll (?:remember|keep|note)|"
-    r"hello|hi|hey|welcome)\b",
+    r"hello|hi|hey|welcome|glad|happy to help|good question|great question|exactly|correct|right)\b",
+    re.I,
+)
+_USER_ACK = re.compile(
+    r"^(?:that(?:'s| is| was| makes sense)|this is|it's|it is|sounds|makes sense|perfect|nice|cool)\s*"
+    r"(?:a |an |very |really |so |much |now )?(?:good|great|helpful|clear|clearer|useful|nice|"
+    r"perfect|interesting|cool|fine|neat|handy|better|easy|simple|start|sense)?\b",
     re.I,
 )
 _NO_INFO = re.compile(r"\bI (?:don't|do not) (?:have|know)\b|\bI can't answer\b", re.I)
@@ -572,6 +578,10 @@ def _focus(question: str) -> str:
             rest = f"{'why' if word == 'why' else 'whether to'} {rest}"
     elif word == "how" and m and m.group("word").lower() in ("how do", "how does", "how did"):
         rest = f"how {rest}"  # "How do compactions work?" -> "how compactions work"
+    if m and (m.group("word") or "").lower() in ("what does", "what do") and not pronoun:
+        rest = re.sub(r"\s+(?:mean|do|stand for|return|look like)$", "", rest, flags=re.I)
+    elif word == "why" and not pronoun:
+        rest = f"why {rest}"
     rest = _FOCUS_TAIL.sub("", rest)
     rest = re.sub(r"^(?:about\s+)?(?:a|an|the|my|our|your)?\s*", "", rest, flags=re.I).strip(" ,")
     words = rest.split()
@@ -645,6 +655,18 @@ class _Item:
         return self.levels[self.level]
 
 
+_LOWER_STARTS = (
+    frozenset("whether how what where when why which who check run difference asked".split())
+    | STOPWORDS
+)
+
+
+def _topic_case(topic: str) -> str:
+    """ "Whether to X" inside a list reads "whether to X"; names keep their capital."""
+    first = topic.split(" ", 1)[0]
+    return topic[:1].lower() + topic[1:] if first.lower() in _LOWER_STARTS else topic
+
+
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -666,7 +688,7 @@ def _render(items: list[_Item]) -> str:
         if item.topic and item.level == 0:
             if item.text().lower() not in seen:
                 seen.add(item.text().lower())
-                topics.append(item.text())
+                topics.append(_topic_case(item.text()))
             continue
         flush()
         out.append(_sentence(_capital(item.text())))
@@ -773,7 +795,7 @@ def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> l
                     answers.append(_third_person_reply(s))
                     continue
                 s = _LEADING_COURTESY.sub("", s).strip()
-                if not s or _is_small_talk(s):
+                if not s or _is_small_talk(s) or (_USER_ACK.match(s) and _words(s) <= 7):
                     continue
                 if kind == "user" and _QUESTION.search(s):
                     asks.append(s)
@@ -884,10 +906,20 @@ def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
     new = _exchange_items(units, new_identity)
     identity.update(new_identity)  # the newer statement wins
 
+    earlier = _Item([""], level=0)
+
     def render(prev: list[_Item], cur: list[_Item]) -> str:
         rest = _render([*prev, *cur])
-        # Identity facts a kept sentence already states are not repeated.
-        head = _identity_clause({k: v for k, v in identity.items() if v not in rest})
+        # Identity facts a kept sentence already states are not repeated ("Earlier:" names do
+        # not count: the clause has to carry them on to the next fold).
+        stated = {
+            f.value
+            for i in [*prev, *cur]
+            if i is not earlier
+            for f in extract_facts(i.text(), False)
+            if f.subject == "user"
+        }
+        head = _identity_clause({k: v for k, v in identity.items() if v not in stated})
         return f"{_sentence(head)} {rest}".strip() if head else rest
 
     def words(prev: list[_Item], cur: list[_Item]) -> int:
@@ -896,10 +928,10 @@ def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
     # Over budget: the oldest previous sentences shrink to their names and numbers (kept in one
     # "Earlier:" clause), then those go oldest first, then the oldest new exchanges.
     kept_entities: list[str] = []
-    earlier = _Item([""], level=0)
 
     def refresh() -> None:
         rest = _render([i for i in previous if i is not earlier] + new)
+        rest += " " + " ".join(identity.values())
         shown = [e for e in kept_entities if e not in rest]
         earlier.levels = ["Earlier: " + ", ".join(shown)] if shown else [""]
         if shown and earlier not in previous:
@@ -913,7 +945,9 @@ def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
             gone = full[0]
             previous.remove(gone)
             kept_entities.extend(
-                e for e in _names(gone.levels[-1]) if e not in kept_entities and not e.isdigit()
+                e
+                for e in _names(gone.levels[-1])
+                if e not in kept_entities and re.search(r"[A-Za-z]", e)
             )
         elif len(new) > 1 and _words(earlier.levels[0]) <= spec.budget // 4:
             new.pop(0)
