@@ -526,6 +526,11 @@ _USER_ACK = re.compile(
     r"perfect|interesting|cool|fine|neat|handy|better|easy|simple|start|sense)?\b",
     re.I,
 )
+_ANSWER_LEAD = re.compile(
+    r"^(?:from what i have in context|based on (?:the|my|your) (?:context|notes|documents?)|"
+    r"based on a similar past task|according to (?:the|my) (?:context|notes|documents?))\s*[:,]\s*",
+    re.I,
+)
 _NO_INFO = re.compile(r"\bI (?:don't|do not) (?:have|know)\b|\bI can't answer\b", re.I)
 _LEADING_COURTESY = re.compile(
     r"^(?:(?:hi|hello|hey|thanks|thank you|ok(?:ay)?|great|cool|sure|good|right|so|well)\b[\w ]{0,12}?[,!.]\s+)+",
@@ -579,7 +584,17 @@ def _focus(question: str) -> str:
     elif word == "how" and m and m.group("word").lower() in ("how do", "how does", "how did"):
         rest = f"how {rest}"  # "How do compactions work?" -> "how compactions work"
     if m and (m.group("word") or "").lower() in ("what does", "what do") and not pronoun:
-        rest = re.sub(r"\s+(?:mean|do|stand for|return|look like)$", "", rest, flags=re.I)
+        rest = re.sub(r"\s+(?:mean|do|stand for|return|look like)\b.*$", "", rest, flags=re.I)
+    elif word in ("what", "which") and not pronoun:
+        # "What runtime do we expect after X?" -> "runtime to expect after X"
+        inner = re.match(
+            r"^(?P<noun>[\w' -]+?)\s+(?:do|does|did|should|can|will|would|must)\s+"
+            r"(?:i|we|you|they|it|the team)\s+(?P<verb>.+)$",
+            rest,
+            re.I,
+        )
+        if inner:
+            rest = f"{inner.group('noun')} to {inner.group('verb')}"
     elif word == "why" and not pronoun:
         rest = f"why {rest}"
     rest = _FOCUS_TAIL.sub("", rest)
@@ -627,7 +642,19 @@ def _drop_repeated_subject(sentence: str, topic: str) -> str:
 
 def _cut(text: str, n: int) -> str:
     """The first `n` words, without a dangling function word or comma at the end."""
-    words = text.split()[:n]
+    all_words = text.split()
+    words = all_words[:n]
+    # "from 95" is finished by "to 35 minutes": a range is not cut in half.
+    rest = all_words[n:]
+    if (
+        words
+        and re.match(r"[$€£]?\d", words[-1])
+        and len(rest) >= 2
+        and rest[0] in ("to", "and", "-")
+        and re.match(r"[$€£]?\d", rest[1])
+    ):
+        unit = rest[2:3] if len(rest) > 2 and rest[2].isalpha() and rest[2].islower() else []
+        words += rest[:2] + unit
     while len(words) > 1 and (
         words[-1].lower().strip(",;:") in STOPWORDS or words[-1][-1] in ",;:"
     ):
@@ -785,6 +812,7 @@ def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> l
                 if _GREETING_SENTENCE.match(s) or _INSTRUCTION_ECHO.search(s):
                     continue
                 if kind == "assistant":
+                    s = _ANSWER_LEAD.sub("", s)
                     if (
                         _ACK.match(s)
                         or _is_small_talk(s)
@@ -889,8 +917,17 @@ _PERSON_NEXT = re.compile(
 
 
 def _names(sentence: str) -> list[str]:
-    """Names and numbers of a sentence, a name at its start included ("Ravi from Initech")."""
-    found = entities(sentence)
+    """Names and terms of a sentence worth carrying on: a name at its start when a verb or "from"
+    follows ("Ravi from Initech"), other capitalised words only when they stand mid-sentence."""
+    first = sentence.split(" ", 1)[0].strip(",:;")
+    found = [
+        e
+        for e in entities(sentence)
+        if re.search(r"[A-Za-z]", e)
+        and e != first
+        and e.split()[0] not in NOT_NAMES
+        and e.lower() not in STOPWORDS
+    ]
     m = _PERSON_NEXT.match(sentence)
     if m and m.group("name").split()[0] not in NOT_NAMES and m.group("name") not in found:
         found.insert(0, m.group("name"))
