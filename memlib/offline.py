@@ -277,7 +277,7 @@ _SMALL_TALK = re.compile(
     re.I,
 )
 _FILLER = re.compile(
-    r"\b(?:a|an|the|really|very|just|actually|basically|quite|pretty|definitely|um|uh|please|kind of|sort of|i think|currently)\s+",
+    r"\b(?:a|an|the(?! user)|really|very|just|actually|basically|quite|pretty|definitely|um|uh|please|kind of|sort of|i think|currently)\s+",
     re.I,
 )
 
@@ -582,7 +582,13 @@ def _focus(question: str) -> str:
         elif word in ("is", "are", "do", "does", "can", "should", "why"):
             rest = f"{'why' if word == 'why' else 'whether to'} {rest}"
     elif word == "how" and m and m.group("word").lower() in ("how do", "how does", "how did"):
-        rest = f"how {rest}"  # "How do compactions work?" -> "how compactions work"
+        # "How do compactions work?" -> "how compactions work"; "how does X work" -> "X works"
+        if m.group("word").lower() == "how does" and re.search(r"\s[a-z]+$", rest):
+            from memlib.extraction import _conjugate
+
+            head, _, last = rest.rpartition(" ")
+            rest = f"{head} {_conjugate(last)}"
+        rest = f"how {rest}"
     if m and (m.group("word") or "").lower() in ("what does", "what do") and not pronoun:
         rest = re.sub(r"\s+(?:mean|do|stand for|return|look like)\b.*$", "", rest, flags=re.I)
     elif word in ("what", "which") and not pronoun:
@@ -1261,7 +1267,11 @@ _ACTION_START = re.compile(
 
 def _action_sentences(text: str) -> str:
     """The sentences of an approach that say what was done (imperative or past action)."""
-    found = [s for s in split_sentences(text) if _ACTION_START.match(s)]
+    found = [
+        s
+        for s in split_sentences(text)
+        if _ACTION_START.match(s) or re.match(r"^[A-Z][a-z]+ed\b(?! (?:to|that|as|by)\b)", s)
+    ]
     return " ".join(found[:2])
 
 
