@@ -1365,20 +1365,28 @@ class OfflineChatModel(BaseChatModel):
       create, extend or update a summary. Budget from "in at most N words", "under N words"
       (N-1), "N words", "one/two sentences" (25 words each) or a bound max_tokens (x 0.75);
       without one, a third of the source, clamped to 30-120 words. The material is the text after
-      the instruction (or "user:/assistant:" lines), else the earlier messages. A previous summary
-      ("This is summary of the conversation so far: ...", "Previous summary: ...") competes with
-      the new sentences with a bonus; sentences are scored by extracted facts, entities and
-      centrality (see `summarize`), the user's rewritten in the third person ("I work at Acme" ->
-      "User works at Acme"); superseded facts and near-duplicates are dropped; shortened by
-      dropping filler words when needed, packed greedily. Output never exceeds the budget; names
-      from the previous summary that did not fit are appended when room remains.
+      the instruction (or "user:/assistant:" lines), else the earlier messages. A dialogue (someone
+      answers) goes to `summarize_dialogue`: the user's identity facts first ("User is Priya
+      Raman. User is a data engineer at Northwind Labs, based in Leeds."), then one short clause
+      per exchange ("Topic: key point of the answer", "Discussed a, b and c", the user's
+      statement in the third person, "ran tool: result ..."), then more detail breadth first while
+      words remain; greetings, acknowledgements, answer lead-ins and "summary only" instructions
+      are dropped. A previous summary ("This is summary of the conversation so far: ...",
+      "Previous summary: ...") keeps its identity facts (newer statements win); its other
+      sentences shrink, oldest first, to an "Earlier:" list of their names when new material
+      needs the room. Plain text is summarized extractively (`_summarize_text`). Output never
+      exceeds the budget.
     - answer: questions about the user ("what is my name?", "where do I work?", "what's my
       favourite X?") are answered from facts found by the rules in memlib/extraction.py in human
       messages (first person), and in system prompts and tool results (third person, key: value,
       JSON); the newest statement wins. Missing facts give "I don't know your X yet - you haven't
       told me." Other questions are answered with the one or two context sentences (system prompt
       minus instructions, tool results, earlier turns) whose cosine with the question is >= 0.4
-      (or >= 0.25 with half the terms shared); otherwise it says it has no information.
+      (or >= 0.25 with half the terms, or half the focus terms, shared), ranked with extra weight
+      on the phrase the question asks for ("target runtime" in "what is the target runtime for
+      the job?"); otherwise it says it has no information. A how-to question with worked
+      examples in the system prompt (blocks with a lesson / takeaway / "next time" line) is
+      answered with the closest example's lesson and action ("Based on a similar past task:").
       Statements get an acknowledgement naming the facts it recognised.
     - tools (when tools are bound; memlib/offline_tools.py): tool_choice auto / none / any /
       required / a name / {"type": "function", "function": {"name": ...}}. Arguments are filled
