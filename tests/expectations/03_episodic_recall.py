@@ -6,9 +6,9 @@ episodes and 0.963 / 0.976 / 0.988 with the recency cutoff (0.963 is the ceiling
 tasks need two episodes); 18 stale episodes in the top 3 without the cutoff. Floors sit a little
 below the measurements.
 
-Not asserted: lesson_in_answer_with_recall / lesson_share_with_recall. Whether the model applies
-a recalled lesson is the chat model's skill, not the memory's; the offline model answers
-extractively and currently quotes another line of the example.
+Whether the model applies a recalled lesson is the chat model's skill, not the memory's. The
+offline model answers a how-to question from the closest worked example's lesson (share 1.0 since
+2026-11-29; it quoted another line of the example before, share below 0.5).
 """
 
 EXPECT = {
@@ -33,4 +33,6 @@ EXPECT = {
     "prompt_tokens_without_recall": ("<=", 30),
     "prompt_tokens_with_recall": ("between", 200, 900),
     "lesson_share_without_recall": ("<=", 0.49),
+    "lesson_share_with_recall": (">=", 0.5),
+    "lesson_in_answer_with_recall": ("true",),
 }

@@ -43,6 +43,10 @@ EXPECT = {
     "trim_earlier_facts_in_prompt_turn50": ("<=", 15),
     "langmem_earlier_facts_in_prompt_turn50": (">=", 2),
     "rotation_earlier_facts_in_prompt_turn50": (">=", 2),
+    # the rotation summary at turn 50 keeps turn 1 and lets the last ten turns in (5 of 5 facts
+    # since 2026-11-29; the earlier summarizer froze once full and held none of them)
+    "rotation_summary_turn50_has_turn1_facts": ("true",),
+    "rotation_summary_turn50_late_facts": (">=", 3),
     # restart from SQLite
     "resumed_messages": ("==", 6),
     "resumed_summary_has_turn1_facts": ("true",),
