@@ -542,7 +542,12 @@ def _extract(text: str, first_person: bool) -> list[Fact]:
             # tea; name is Ravi." The key opens a list item (after ':', ';' or ',').
             for m in _KEY_IS_VALUE.finditer(sentence):
                 key = m.group("key").strip().lower().replace(" ", "_")
-                if key in KEY_SYNONYMS and not any(a < m.end() and m.start() < b for a, b in taken):
+                purpose = re.match(r"(?:to|not|also|that|about)\b", m.group("value"), re.I)
+                if (
+                    key in KEY_SYNONYMS
+                    and not purpose  # "the user's role is to review" is not a job title
+                    and not any(a < m.end() and m.start() < b for a, b in taken)
+                ):
                     value = _clean_value(m.group("value"))
                     if _accept(KEY_SYNONYMS[key], value):
                         facts.append(Fact("user", KEY_SYNONYMS[key], value, sentence))

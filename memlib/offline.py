@@ -909,6 +909,11 @@ def _previous_items(previous: str, identity: dict[str, str]) -> list[_Item]:
             continue
         head, colon, tail = s.partition(": ")
         if colon and _words(head) <= 8 and tail:
+            # "Runtime to expect: ..." was capitalised only to start a sentence; in a list it
+            # reads "runtime to expect" when the word also occurs in lower case.
+            first = head.split(" ", 1)[0]
+            if first[1:].islower() and re.search(rf"\b{re.escape(first.lower())}\b", previous):
+                head = head[:1].lower() + head[1:]
             items.append(_Item([head, s.rstrip(".")], topic=True))
         else:
             short = _clause(s).rstrip(".")
