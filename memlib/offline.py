@@ -1126,7 +1126,14 @@ def _second_person(sentence: str) -> str:
     def verb(m: re.Match) -> str:
         adverb, word = m.group(1) or "", m.group(2)
         low = word.lower()
-        return f"you {adverb}{_TO_SECOND[low] if low in _TO_SECOND else base_verb(word)}"
+        if low in _TO_SECOND:
+            return f"you {adverb}{_TO_SECOND[low]}"
+        reach = 0 if re.search(r"[^s]s$", low) else 2  # "User thinks it is": a verb after all
+        copula = rf"(?:\s+[a-z]+){{0,{reach}}}\s*(?:is|are|was|were|has|:)(?:\s|$)"
+        if not adverb and re.match(copula, s[m.end() :]):
+            # "User identifier is 42": a noun after "user", so it is the user's identifier.
+            return f"your {word}"
+        return f"you {adverb}{base_verb(word)}"
 
     return _USER_VERB.sub(verb, s)
 

@@ -302,3 +302,12 @@ def test_memory_manager_patches_a_renamed_pet():
     )
     values = [i.value["content"]["content"] for i in store.search(("facts", "kim"))]
     assert len(values) == 1 and "Mango" in values[0] and "Kiwi" not in values[0], values
+
+
+def test_memory_text_told_back_in_the_second_person():
+    system = SystemMessage(
+        "Notes about the user:\nUser account number is 4417-B.\nUser travels to Lagos every spring."
+    )
+    out = reply(system, HumanMessage("What is my account number?"))
+    assert "your account number is 4417-B" in out and "you account" not in out, out
+    assert "you travel to Lagos" in reply(system, HumanMessage("Where do I travel every spring?"))
