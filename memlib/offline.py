@@ -845,6 +845,23 @@ def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> l
             tools.append(f"ran {c}")
         levels: list[str] = []
         topic = False
+        ask_levels: list[str] = []
+        if asks:
+            focus = " and ".join(dict.fromkeys(_focus(q) for q in asks[:2]))
+            ask_levels = [focus]
+            if len(answers) > 1 and _words(answers[0]) < 4:
+                answers = [answers[0].rstrip(".!") + ": " + answers[1], *answers[2:]]
+            if answers:
+                first = _short(_drop_repeated_subject(answers[0], focus))
+                short = _short(_clause(_drop_repeated_subject(answers[0], focus)))
+                head = _capital(focus) + ": "
+                if _words(short) > 7:
+                    ask_levels.append(head + _cut(short, 6))
+                if short != first:
+                    ask_levels.append(head + short)
+                ask_levels.append(head + first)
+                for s in answers[1:3]:
+                    ask_levels.append(ask_levels[-1] + ". " + _short(s))
         if states:
             first = _short(states[0])
             levels = (
@@ -854,27 +871,13 @@ def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> l
                 levels.insert(0, _cut(levels[0], 8))
             for s in states[1:]:
                 levels.append(levels[-1] + ". " + _short(s))
-            if asks:
-                levels.append(levels[-1] + ". Asked about " + _focus(asks[0]))
+            if ask_levels:
+                said = levels[-1]
+                levels.append(f"{said}. Asked about {ask_levels[0]}")
+                levels.extend(f"{said}. {a}" for a in ask_levels[1:])
         elif asks:
-            focus = " and ".join(dict.fromkeys(_focus(q) for q in asks[:2]))
             topic = True
-            levels = [focus]
-            if len(answers) > 1 and _words(answers[0]) < 4:
-                answers = [answers[0].rstrip(".!") + ": " + answers[1], *answers[2:]]
-            if answers:
-                first = _short(_drop_repeated_subject(answers[0], focus))
-                short = _short(_clause(_drop_repeated_subject(answers[0], focus)))
-                head = _capital(focus) + ": "
-                if _words(short) > 7:
-                    levels.append(head + _cut(short, 6))
-                if short != first:
-                    levels.append(head + short)
-                levels.append(head + first)
-                for s in answers[1:3]:
-                    levels.append(levels[-1] + ". " + _short(s))
-            elif not tools:
-                levels = [focus]
+            levels = ask_levels
         elif answers:
             levels = [_short(_clause(answers[0])), _short(answers[0])]
             for s in answers[1:3]:
