@@ -801,6 +801,7 @@ def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> l
             groups.append([])
         groups[-1].append((kind, text))
     items = []
+    said: set[str] = set()  # sentences already summarized: a reply quoting them adds nothing
     for group in groups:
         asks, states, answers, tools = [], [], [], []
         calls: list[str] = []
@@ -826,7 +827,8 @@ def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> l
                         or _NO_INFO.search(s)
                     ):
                         continue
-                    answers.append(_third_person_reply(s))
+                    if _short(s).lower() not in said:
+                        answers.append(_third_person_reply(s))
                     continue
                 s = _LEADING_COURTESY.sub("", s).strip()
                 if not s or _is_small_talk(s) or (_USER_ACK.match(s) and _words(s) <= 7):
@@ -841,6 +843,7 @@ def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> l
                 if facts and _absorbed(s, facts):
                     continue
                 states.append(to_third_person(s) if kind == "user" else s)
+                said.add(_short(s).lower())
         for c in calls[len(tools) :]:
             tools.append(f"ran {c}")
         levels: list[str] = []
@@ -940,6 +943,7 @@ def _names(sentence: str) -> list[str]:
         if re.search(r"[A-Za-z]", e)
         and e != first
         and e.split()[0] not in NOT_NAMES
+        and "User" not in e.split()
         and e.lower() not in STOPWORDS
     ]
     m = _PERSON_NEXT.match(sentence)
