@@ -793,7 +793,9 @@ def _dialogue_units(units: list[tuple[str, str]]) -> list[tuple[str, str]] | Non
     return out
 
 
-def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> list[_Item]:
+def _exchange_items(
+    units: list[tuple[str, str]], identity: dict[str, str], previous: str = ""
+) -> list[_Item]:
     """One item per exchange (a user turn and what followed it); updates `identity`."""
     groups: list[list[tuple[str, str]]] = []
     for kind, text in units:
@@ -801,7 +803,9 @@ def _exchange_items(units: list[tuple[str, str]], identity: dict[str, str]) -> l
             groups.append([])
         groups[-1].append((kind, text))
     items = []
-    said: set[str] = set()  # sentences already summarized: a reply quoting them adds nothing
+    # Sentences already summarized (here or in the previous summary): a reply quoting them adds
+    # nothing.
+    said = {_short(x).lower() for x in split_sentences(previous)}
     for group in groups:
         asks, states, answers, tools = [], [], [], []
         calls: list[str] = []
@@ -958,7 +962,7 @@ def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
     identity: dict[str, str] = {}
     previous = _previous_items(spec.previous, identity)
     new_identity: dict[str, str] = {}
-    new = _exchange_items(units, new_identity)
+    new = _exchange_items(units, new_identity, spec.previous)
     identity.update(new_identity)  # the newer statement wins
 
     earlier = _Item([""], level=0)
