@@ -17,10 +17,8 @@ EXPECT = {
     "truncation_topics_kept": ("==", 2),
     "truncation_keeps_lists": ("false",),
     "summarization_tokens_sent": ("between", 60, 220),
-    "summarization_topics_kept": (
-        "==",
-        8,
-    ),  # asked to keep every topic name (was 6 before 2026-11-29)
+    # the summary prompt asks to keep every topic name
+    "summarization_topics_kept": ("==", 8),
     "summarization_keeps_lists": ("true",),
     "summary_words": ("between", 20, 80),
     "retrieval_tokens_sent": ("between", 80, 200),
