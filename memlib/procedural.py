@@ -1,0 +1,336 @@
+"""Procedural memory: an agent's instructions as versioned, reviewed items in a LangGraph store.
+
+Provides `create_prompt` (version 1, active), `propose_prompt` (a new pending version with its
+provenance: the feedback that produced it, who proposed it, when, and the version it was derived
+from), `approve` / `reject` (a reviewer's decision), `rollback` (re-activate an earlier approved
+version), `active_prompt` (the text the agent runs with), `get_version` / `list_versions`,
+`check_prompt` (the guardrail: required template variables kept, a token budget respected),
+`prompt_variables` and `prompt_diff`.
+
+Layout in the store, under the namespace `("prompts", agent)`:
+- `"system"`: the pointer the agent reads on every call, `{"text", "active_version",
+  "latest_version", "required_variables", "max_tokens", "activations"}`. Only approved text is
+  ever written here, so an agent cannot pick up a pending or rejected proposal.
+- `"system@v1"`, `"system@v2"`, ...: one item per version, `{"version", "text", "status",
+  "feedback", "author", "created_at", "based_on", "reviewed_by", "reviewed_at", "review_note"}`;
+  status is "pending", "approved" or "rejected". Versions are never deleted or edited in text.
+
+Every change writes its items in one `store.batch`, after all checks have passed: a refused call
+writes nothing.
+
+Leaves out: concurrent writers (version numbers are read then written, so two processes proposing
+at the same moment can pick the same number; put a real lock or a database sequence in front of it),
+authentication of authors and reviewers (names are trusted), and the optimizer itself (notebooks
+call LangMem's `create_prompt_optimizer` and pass its output to `propose_prompt`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import string
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from langgraph.store.base import BaseStore, PutOp
+
+from memlib.tokens import count_text_tokens
+
+NAMESPACE_ROOT = "prompts"
+POINTER_KEY = "system"
+DEFAULT_MAX_TOKENS = 400
+STATUSES = ("pending", "approved", "rejected")
+
+
+@dataclass(frozen=True)
+class PromptVersion:
+    """One stored version of an agent's prompt and its provenance."""
+
+    version: int
+    text: str
+    status: str
+    feedback: Any
+    author: str
+    created_at: str
+    based_on: int | None
+    reviewed_by: str | None = None
+    reviewed_at: str | None = None
+    review_note: str | None = None
+
+
+def namespace(agent: str) -> tuple[str, str]:
+    """The store namespace holding one agent's prompts. Introduced in notebooks/08_procedural_memory.ipynb."""
+    if not isinstance(agent, str) or not agent.strip() or "." in agent:
+        raise ValueError(f"agent must be a non-empty name without dots, got {agent!r}")
+    return (NAMESPACE_ROOT, agent)
+
+
+def version_key(version: int) -> str:
+    """The store key of one version: 'system@v3'."""
+    return f"{POINTER_KEY}@v{version}"
+
+
+def prompt_variables(text: str) -> set[str]:
+    """The str.format fields a prompt template uses ('{{' and '}}' are literal braces). Introduced in notebooks/08_procedural_memory.ipynb."""
+    if not isinstance(text, str):
+        raise TypeError(f"prompt must be a str, got {type(text).__name__}")
+    try:
+        return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
+    except ValueError as err:
+        raise ValueError(f"prompt is not a valid format template ({err}): {text[:80]!r}") from err
+
+
+def check_prompt(text: str, required_variables=(), max_tokens: int = DEFAULT_MAX_TOKENS) -> int:
+    """The guardrail: ValueError unless the prompt keeps every required variable, adds none and fits max_tokens; returns its token count. Introduced in notebooks/08_procedural_memory.ipynb."""
+    if not isinstance(text, str):
+        raise TypeError(f"prompt must be a str, got {type(text).__name__}")
+    if not text.strip():
+        raise ValueError("prompt must not be empty")
+    found = prompt_variables(text)
+    missing = sorted(set(required_variables) - found)
+    if missing:
+        names = ", ".join("{" + v + "}" for v in missing)
+        raise ValueError(f"prompt drops required template variable(s) {names}")
+    extra = sorted(found - set(required_variables))
+    if extra:
+        names = ", ".join("{" + v + "}" for v in extra)
+        raise ValueError(
+            f"prompt adds template variable(s) {names} that the agent does not fill in "
+            f"(allowed: {sorted(required_variables)}); write literal braces as '{{{{' and '}}}}'"
+        )
+    tokens = count_text_tokens(text)
+    if tokens > max_tokens:
+        raise ValueError(f"prompt is {tokens} tokens, over the budget of {max_tokens}")
+    return tokens
+
+
+def _now(now: datetime | None) -> str:
+    moment = now or datetime.now(timezone.utc)
+    if moment.tzinfo is None:
+        raise ValueError(f"now must be timezone-aware, got {moment!r}")
+    return moment.isoformat()
+
+
+def _check_name(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{what} must be a non-empty name, got {value!r}")
+    return value
+
+
+def _check_feedback(feedback: Any) -> Any:
+    if isinstance(feedback, str):
+        if feedback.strip():
+            return feedback
+    elif isinstance(feedback, Mapping):
+        if any(
+            v not in (None, "") and not (isinstance(v, str) and not v.strip())
+            for v in feedback.values()
+        ):
+            return dict(feedback)
+    elif feedback is not None:
+        raise TypeError(f"feedback must be a str or a dict, got {type(feedback).__name__}")
+    raise ValueError(
+        f"feedback must say something (the reason for the new version), got {feedback!r}"
+    )
+
+
+def _pointer(store: BaseStore, agent: str) -> dict:
+    item = store.get(namespace(agent), POINTER_KEY)
+    if item is None:
+        raise ValueError(f"agent {agent!r} has no prompt yet; call create_prompt first")
+    return dict(item.value)
+
+
+def _version(value: Mapping) -> PromptVersion:
+    return PromptVersion(**value)
+
+
+def get_version(store: BaseStore, agent: str, version: int) -> PromptVersion:
+    """One stored version, or ValueError naming an unknown version. Introduced in notebooks/08_procedural_memory.ipynb."""
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise TypeError(f"version must be an int, got {version!r}")
+    pointer = _pointer(store, agent)
+    item = store.get(namespace(agent), version_key(version))
+    if item is None:
+        raise ValueError(
+            f"agent {agent!r} has no prompt version {version} (versions 1 to {pointer['latest_version']})"
+        )
+    return _version(item.value)
+
+
+def list_versions(store: BaseStore, agent: str) -> list[PromptVersion]:
+    """Every version of an agent's prompt, oldest first. Introduced in notebooks/08_procedural_memory.ipynb."""
+    latest = _pointer(store, agent)["latest_version"]
+    return [get_version(store, agent, v) for v in range(1, latest + 1)]
+
+
+def active_prompt(store: BaseStore, agent: str) -> str:
+    """The approved text the agent runs with (one store read). Introduced in notebooks/08_procedural_memory.ipynb."""
+    return _pointer(store, agent)["text"]
+
+
+def create_prompt(
+    store: BaseStore,
+    agent: str,
+    text: str,
+    *,
+    author: str,
+    required_variables=None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    now: datetime | None = None,
+) -> PromptVersion:
+    """Version 1 of an agent's prompt, approved and active; its variables become required unless given. Introduced in notebooks/08_procedural_memory.ipynb."""
+    ns = namespace(agent)
+    _check_name(author, "author")
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
+        raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+    if store.get(ns, POINTER_KEY) is not None:
+        raise ValueError(f"agent {agent!r} already has a prompt; propose a new version instead")
+    required = sorted(
+        prompt_variables(text) if required_variables is None else set(required_variables)
+    )
+    check_prompt(text, required, max_tokens)
+    at = _now(now)
+    v1 = PromptVersion(1, text, "approved", None, author, at, None, author, at, "initial version")
+    pointer = {
+        "text": text,
+        "active_version": 1,
+        "latest_version": 1,
+        "required_variables": required,
+        "max_tokens": max_tokens,
+        "activations": [{"version": 1, "action": "create", "by": author, "at": at}],
+    }
+    store.batch([PutOp(ns, version_key(1), asdict(v1)), PutOp(ns, POINTER_KEY, pointer)])
+    return v1
+
+
+def propose_prompt(
+    store: BaseStore,
+    agent: str,
+    text: str,
+    *,
+    feedback: Any,
+    author: str,
+    now: datetime | None = None,
+) -> PromptVersion:
+    """Store a new pending version with its provenance, after the guardrail; the active prompt is unchanged. Introduced in notebooks/08_procedural_memory.ipynb."""
+    feedback = _check_feedback(feedback)
+    _check_name(author, "author")
+    pointer = _pointer(store, agent)
+    check_prompt(text, pointer["required_variables"], pointer["max_tokens"])
+    if text.strip() == pointer["text"].strip():
+        raise ValueError(
+            f"proposed prompt is the same as active version {pointer['active_version']}; nothing to review"
+        )
+    n = pointer["latest_version"] + 1
+    proposal = PromptVersion(
+        n, text, "pending", feedback, author, _now(now), pointer["active_version"]
+    )
+    pointer["latest_version"] = n
+    ns = namespace(agent)
+    store.batch([PutOp(ns, version_key(n), asdict(proposal)), PutOp(ns, POINTER_KEY, pointer)])
+    return proposal
+
+
+def _review(store, agent, version, reviewer, now, status, note) -> PromptVersion:
+    _check_name(reviewer, "reviewer")
+    current = get_version(store, agent, version)
+    if current.status != "pending":
+        raise ValueError(
+            f"version {version} of {agent!r} is already {current.status} "
+            f"(by {current.reviewed_by} at {current.reviewed_at}); only pending versions can be reviewed"
+        )
+    at = _now(now)
+    return PromptVersion(
+        **{
+            **asdict(current),
+            "status": status,
+            "reviewed_by": reviewer,
+            "reviewed_at": at,
+            "review_note": note,
+        }
+    )
+
+
+def approve(
+    store: BaseStore,
+    agent: str,
+    version: int,
+    *,
+    reviewer: str,
+    note: str | None = None,
+    now: datetime | None = None,
+) -> PromptVersion:
+    """Approve a pending version and make it the active prompt. Introduced in notebooks/08_procedural_memory.ipynb."""
+    decided = _review(store, agent, version, reviewer, now, "approved", note)
+    pointer = _pointer(store, agent)
+    check_prompt(decided.text, pointer["required_variables"], pointer["max_tokens"])
+    pointer["text"] = decided.text
+    pointer["active_version"] = version
+    pointer["activations"] = [
+        *pointer["activations"],
+        {"version": version, "action": "approve", "by": reviewer, "at": decided.reviewed_at},
+    ]
+    ns = namespace(agent)
+    store.batch([PutOp(ns, version_key(version), asdict(decided)), PutOp(ns, POINTER_KEY, pointer)])
+    return decided
+
+
+def reject(
+    store: BaseStore,
+    agent: str,
+    version: int,
+    *,
+    reviewer: str,
+    note: str,
+    now: datetime | None = None,
+) -> PromptVersion:
+    """Reject a pending version, with the reason; the active prompt is unchanged. Introduced in notebooks/08_procedural_memory.ipynb."""
+    if not isinstance(note, str) or not note.strip():
+        raise ValueError(f"a rejection needs a reason in note, got {note!r}")
+    decided = _review(store, agent, version, reviewer, now, "rejected", note)
+    store.put(namespace(agent), version_key(version), asdict(decided))
+    return decided
+
+
+def rollback(
+    store: BaseStore,
+    agent: str,
+    *,
+    reviewer: str,
+    to_version: int | None = None,
+    now: datetime | None = None,
+) -> PromptVersion:
+    """Re-activate an approved version: to_version, or the one active before the current one. Introduced in notebooks/08_procedural_memory.ipynb."""
+    _check_name(reviewer, "reviewer")
+    pointer = _pointer(store, agent)
+    active = pointer["active_version"]
+    if to_version is None:
+        earlier = [a["version"] for a in pointer["activations"] if a["version"] != active]
+        if not earlier:
+            raise ValueError(f"agent {agent!r} has no earlier active version to roll back to")
+        to_version = earlier[-1]
+    target = get_version(store, agent, to_version)
+    if target.status != "approved":
+        raise ValueError(
+            f"cannot roll back {agent!r} to version {to_version}: it is {target.status}, not approved"
+        )
+    if to_version == active:
+        raise ValueError(f"version {to_version} of {agent!r} is already active")
+    pointer["text"] = target.text
+    pointer["active_version"] = to_version
+    pointer["activations"] = [
+        *pointer["activations"],
+        {"version": to_version, "action": "rollback", "by": reviewer, "at": _now(now)},
+    ]
+    store.put(namespace(agent), POINTER_KEY, pointer)
+    return target
+
+
+def prompt_diff(old: str, new: str, old_label: str = "old", new_label: str = "new") -> str:
+    """A unified diff of two prompt texts, line by line. Introduced in notebooks/08_procedural_memory.ipynb."""
+    lines = difflib.unified_diff(
+        old.splitlines(), new.splitlines(), old_label, new_label, lineterm="", n=1
+    )
+    return "\n".join(lines)
