@@ -1,0 +1,26 @@
+"""Expected figures for notebooks/08_procedural_memory.ipynb (defaults: agent "support", budget 120 tokens)."""
+
+EXPECT = {
+    # v1 created approved, v2 approved, v3 rejected; the two refused proposals wrote nothing
+    "versions_created": ("==", 3),
+    "versions_approved": ("==", 2),
+    "versions_rejected": ("==", 1),
+    "guardrail_refusals_clean": ("==", 2),
+    "bad_input_refusals_clean": ("==", 4),
+    "pending_version_not_used": ("true",),
+    "rollback_restores_exact_text": ("true",),
+    "rollback_agent_runs_v1": ("true",),
+    # the feedback's instruction reaches the optimized prompt, for every optimizer kind
+    "rule_in_optimized_prompt_gradient": ("true",),
+    "rule_in_optimized_prompt_metaprompt": ("true",),
+    "rule_in_optimized_prompt_prompt_memory": ("true",),
+    "rule_in_v2_system_prompt": ("true",),
+    "rule_in_v1_system_prompt": ("false",),
+    "system_prompt_tokens_v1": ("between", 40, 120),
+    "system_prompt_tokens_v2": ("between", 45, 160),
+    # the offline model quotes one or two context sentences whatever the prompt says about length;
+    # a chat model should answer v2 in one sentence
+    "answer_sentences_v1": ("between", 1, 4),
+    "answer_sentences_v2": ("between", 1, 2),
+    "multi_prompt_updated_only_writer": ("true",),
+}
