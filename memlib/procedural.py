@@ -5,7 +5,7 @@ provenance: the feedback that produced it, who proposed it, when, and the versio
 from), `approve` / `reject` (a reviewer's decision), `rollback` (re-activate an earlier approved
 version), `active_prompt` (the text the agent runs with), `get_version` / `list_versions`,
 `check_prompt` (the guardrail: required template variables kept, a token budget respected),
-`prompt_variables` and `prompt_diff`.
+`prompt_variables`, `prompt_diff`, and `load_feedback` (the fixture in data/procedural/).
 
 Layout in the store, under the namespace `("prompts", agent)`:
 - `"system"`: the pointer the agent reads on every call, `{"text", "active_version",
@@ -27,16 +27,19 @@ call LangMem's `create_prompt_optimizer` and pass its output to `propose_prompt`
 from __future__ import annotations
 
 import difflib
+import json
 import string
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
 
 from memlib.tokens import count_text_tokens
 
+DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "procedural"
 NAMESPACE_ROOT = "prompts"
 POINTER_KEY = "system"
 DEFAULT_MAX_TOKENS = 400
@@ -334,3 +337,19 @@ def prompt_diff(old: str, new: str, old_label: str = "old", new_label: str = "ne
         old.splitlines(), new.splitlines(), old_label, new_label, lineterm="", n=1
     )
     return "\n".join(lines)
+
+
+def load_feedback(path: str | Path | None = None) -> list[dict]:
+    """Conversations with reviewer feedback, {id, messages, feedback}, from data/procedural/feedback.jsonl. Introduced in notebooks/08_procedural_memory.ipynb."""
+    path = Path(path) if path is not None else DATA_DIR / "feedback.jsonl"
+    rows = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if not row.get("messages") or not str(row.get("feedback", "")).strip():
+            raise ValueError(
+                f"{path}:{n}: each row needs messages and non-empty feedback, got {row!r}"
+            )
+        rows.append(row)
+    return rows

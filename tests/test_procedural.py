@@ -14,6 +14,7 @@ from memlib.procedural import (
     create_prompt,
     get_version,
     list_versions,
+    load_feedback,
     prompt_diff,
     prompt_variables,
     propose_prompt,
@@ -182,3 +183,15 @@ def test_active_prompt_is_always_an_approved_version(ops):
         pointer = s.get(("prompts", "a"), "system").value
         active = get_version(s, "a", pointer["active_version"])
         assert active.status == "approved" and active.text == pointer["text"]
+
+
+def test_load_feedback_fixture(tmp_path):
+    rows = load_feedback()
+    assert len(rows) == 10 and all(r["feedback"].strip() for r in rows)
+    assert {m["role"] for r in rows for m in r["messages"]} == {"user", "assistant"}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        '{"id": "x", "messages": [{"role": "user", "content": "hi"}], "feedback": " "}\n'
+    )
+    with pytest.raises(ValueError, match="bad.jsonl:1"):
+        load_feedback(bad)

@@ -24,3 +24,10 @@ EXPECT = {
     "answer_sentences_v2": ("between", 1, 2),
     "multi_prompt_updated_only_writer": ("true",),
 }
+EXPECT |= {
+    # ten feedback rounds against a 120-token budget: the offline optimizer appends one rule per
+    # round, six fit (measured 2026-11-29), the rest are refused
+    "growth_rounds_approved": ("between", 3, 9),
+    "growth_rounds_refused": (">=", 1),
+    "growth_active_prompt_tokens": ("<=", 120),
+}
