@@ -1,0 +1,206 @@
+"""Writing memory on the hot path (tools, within the turn) or in the background (debounced).
+
+Provides the small pieces around LangMem's `create_manage_memory_tool`,
+`create_memory_store_manager` and `ReflectionExecutor` that notebook 07 needs:
+`ModelCallCounter` (a callback handler counting chat-model calls and prompt tokens),
+`memory_text` (the sentence inside an item, whichever writer stored it), `make_load_memory_node`
+(a LangGraph node that searches the store for the question and keeps the top k),
+`is_explicit_request` ("remember that ..."), `settle` (wait on reflection futures and count
+how many ran, were debounced away or failed), `BlendedWriter` (explicit requests to a hot-path
+runnable now, everything else to a ReflectionExecutor after a quiet period), the validators
+`check_user_id` / `check_after_seconds`, and the fixture loader `load_sessions`.
+
+Leaves out: the LangMem calls themselves (the notebook makes them), the agents and graphs, and
+any clock: nothing here sleeps or measures time, callers wait on futures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from concurrent.futures import CancelledError, Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "writers"
+
+EXPLICIT_REQUEST = re.compile(
+    r"^\s*(?:please\s+)?(?:remember|don'?t forget|do not forget|note)\b(?:\s+that)?", re.IGNORECASE
+)
+
+
+def check_user_id(user_id: Any) -> str:
+    """A non-empty string user id without '.' (store namespaces forbid it), or an error naming it."""
+    if not isinstance(user_id, str):
+        raise TypeError(f"user_id must be a string, got {user_id!r} ({type(user_id).__name__})")
+    if not user_id.strip() or "." in user_id:
+        raise ValueError(f"user_id must be a non-empty string without '.', got {user_id!r}")
+    return user_id
+
+
+def check_after_seconds(after_seconds: Any) -> float:
+    """A finite, non-negative debounce delay in seconds, or an error naming the bad value."""
+    if isinstance(after_seconds, bool) or not isinstance(after_seconds, int | float):
+        raise TypeError(f"after_seconds must be a number, got {after_seconds!r}")
+    if not math.isfinite(after_seconds) or after_seconds < 0:
+        raise ValueError(f"after_seconds must be finite and >= 0, got {after_seconds!r}")
+    return float(after_seconds)
+
+
+class ModelCallCounter(BaseCallbackHandler):
+    """Counts chat-model calls and the prompt tokens they report. Introduced in notebooks/07_background_vs_hot_path.ipynb."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.prompt_tokens = 0
+
+    def on_chat_model_start(self, serialized, messages, **kwargs) -> None:
+        with self._lock:
+            self.calls += 1
+
+    def on_llm_end(self, response, **kwargs) -> None:
+        tokens = 0
+        for generations in response.generations:
+            for generation in generations:
+                usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
+                if usage:
+                    tokens += usage.get("input_tokens", 0)
+        with self._lock:
+            self.prompt_tokens += tokens
+
+    def snapshot(self) -> tuple[int, int]:
+        """(calls, prompt_tokens) so far, read together."""
+        with self._lock:
+            return self.calls, self.prompt_tokens
+
+
+def memory_text(value: Any) -> str:
+    """The sentence a memory item holds: manage_memory's {"content": str} or a store manager's {"kind", "content": {"content": str}}."""
+    if hasattr(value, "value"):  # a store Item
+        value = value.value
+    if isinstance(value, dict) and "content" in value:
+        return memory_text(value["content"])
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True)
+
+
+def make_load_memory_node(namespace: Sequence[str], k: int = 3):
+    """A node that searches `namespace` (with "{user_id}" filled from config) for the last user message. Introduced in notebooks/07_background_vs_hot_path.ipynb."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive int, got {k!r}")
+    template = tuple(namespace)
+
+    def load_memory(state, config, *, store):
+        user_id = check_user_id(config.get("configurable", {}).get("user_id"))
+        ns = tuple(part.replace("{user_id}", user_id) for part in template)
+        question = state["messages"][-1].content
+        hits = store.search(ns, query=question, limit=k)
+        return {"memories": [memory_text(hit) for hit in hits]}
+
+    return load_memory
+
+
+def is_explicit_request(text: str) -> bool:
+    """True when the user asks outright to be remembered ("remember that ...", "please note ...")."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {text!r}")
+    return bool(EXPLICIT_REQUEST.match(text))
+
+
+@dataclass
+class Settled:
+    """How a batch of reflection futures ended."""
+
+    ran: int
+    cancelled: int
+    failed: int
+    errors: list
+
+
+def settle(futures: Iterable[Future], timeout: float = 60.0) -> Settled:
+    """Wait for every future; count those that ran, were cancelled (debounced) and failed."""
+    ran = cancelled = failed = 0
+    errors = []
+    for future in futures:
+        try:
+            future.result(timeout=timeout)
+            ran += 1
+        except CancelledError:
+            cancelled += 1
+        except FutureTimeout:
+            raise
+        except Exception as err:  # InvalidStateError included: counted and kept, not hidden
+            failed += 1
+            errors.append(err)
+    return Settled(ran, cancelled, failed, errors)
+
+
+class BlendedWriter:
+    """Explicit requests to a hot-path runnable now; other exchanges to a ReflectionExecutor, debounced. Introduced in notebooks/07_background_vs_hot_path.ipynb."""
+
+    def __init__(self, hot_path, executor, *, after_seconds: float = 1.0, is_explicit=None):
+        self.hot_path = hot_path
+        self.executor = executor
+        self.after_seconds = check_after_seconds(after_seconds)
+        self.is_explicit = is_explicit or is_explicit_request
+        self.futures: list[Future] = []
+        self._transcripts: dict[tuple[str, str], list] = {}
+
+    def route(self, text: str) -> str:
+        """'hot' for an explicit request, else 'background'."""
+        return "hot" if self.is_explicit(text) else "background"
+
+    def write(self, user_text: str, reply_text: str, *, user_id: str, thread_id: str):
+        """Write one exchange: returns ('hot', agent result) or ('background', future)."""
+        user_id = check_user_id(user_id)
+        if not isinstance(thread_id, str) or not thread_id.strip():
+            raise ValueError(f"thread_id must be a non-empty string, got {thread_id!r}")
+        config = {"configurable": {"user_id": user_id, "thread_id": thread_id}}
+        if self.route(user_text) == "hot":
+            result = self.hot_path.invoke({"messages": [("user", user_text)]}, config)
+            return "hot", result
+        # explicit requests stay out of the background transcript: written once, not twice
+        transcript = self._transcripts.setdefault((user_id, thread_id), [])
+        transcript = transcript + [
+            {"role": "user", "content": user_text},
+            {"role": "assistant", "content": reply_text},
+        ]
+        future = self.executor.submit(
+            {"messages": transcript},
+            config=config,
+            after_seconds=self.after_seconds,
+            thread_id=f"{user_id}/{thread_id}",
+        )
+        self._transcripts[(user_id, thread_id)] = transcript
+        self.futures.append(future)
+        return "background", future
+
+
+def load_sessions(path: str | Path | None = None) -> list[dict]:
+    """The scripted conversation of data/writers/sessions.jsonl: {session, thread, user}."""
+    return _read_jsonl(Path(path) if path else DATA / "sessions.jsonl")
+
+
+def load_recall_questions(path: str | Path | None = None) -> list[dict]:
+    """Planted-fact questions of data/writers/recall.jsonl: {question, answer}."""
+    return _read_jsonl(Path(path) if path else DATA / "recall.jsonl")
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    rows = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}:{n} is not JSON: {err}") from None
+    return rows
