@@ -254,7 +254,11 @@ _BUDGET_RULES = [
     ),
     (re.compile(r"\b(\d+)[- ]words?\b", re.I), 0),
 ]
-_SENTENCE_BUDGET = re.compile(r"\b(one|a single|1|two|2|three|3)\s+sentences?\b", re.I)
+_NUMBER_WORDS = {"one": 1, "a single": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_SENTENCE_BUDGET = re.compile(
+    r"\b(one|a single|two|three|four|five|\d+)(?:\s+|-)sentences?\b|\bin (a) sentence\b", re.I
+)
+WORDS_PER_SENTENCE = 25  # a sentence budget, where a word budget is needed
 _PREVIOUS_SUMMARY = re.compile(
     r"(?:this is (?:a |the )?summary of the conversation(?: so far| to date)?"
     r"|(?:previous|existing|current|running|prior|earlier) summary(?: of [\w ]{1,30}?)?"
@@ -305,23 +309,36 @@ class _Summary:
     units: list[tuple[str, str]]  # (speaker, sentence)
 
 
-def _budget(instruction: str, kwargs: dict) -> int | None:
-    budget = None
+def _length_limits(instruction: str) -> tuple[int | None, int | None]:
+    """(word limit, sentence limit) an instruction states ("in at most 40 words", "under 30
+    words", "in two sentences", "a one-sentence answer"); None where it states none."""
+    words = sentences = None
     for pattern, delta in _BUDGET_RULES:
         m = pattern.search(instruction)
         if m:
-            budget = int(m.group(1)) + delta
+            words = int(m.group(1)) + delta
             break
-    if budget is None:
-        m = _SENTENCE_BUDGET.search(instruction)
-        if m:
-            n = {"one": 1, "a single": 1, "two": 2, "three": 3}.get(m.group(1).lower()) or int(
-                m.group(1)
-            )
-            budget = 25 * n
+    m = _SENTENCE_BUDGET.search(instruction)
+    if m:
+        said = (m.group(1) or m.group(2)).lower()
+        sentences = _NUMBER_WORDS[said] if said in _NUMBER_WORDS else int(said)
+    for name, value in (("word", words), ("sentence", sentences)):
+        if value is not None and value < 1:
+            raise ValueError(f"{name} budget must be at least 1, got {value!r}")
+    return words, sentences
+
+
+def _token_words(kwargs: dict) -> int | None:
+    """A bound max_tokens as a word budget (x 0.75), or None."""
     max_tokens = kwargs.get("max_tokens") or kwargs.get("max_completion_tokens")
-    if max_tokens:
-        by_tokens = max(1, int(int(max_tokens) * WORDS_PER_TOKEN))
+    return max(1, int(int(max_tokens) * WORDS_PER_TOKEN)) if max_tokens else None
+
+
+def _budget(instruction: str, kwargs: dict) -> int | None:
+    words, sentences = _length_limits(instruction)
+    budget = words if words is not None else (WORDS_PER_SENTENCE * sentences if sentences else None)
+    by_tokens = _token_words(kwargs)
+    if by_tokens:
         budget = min(budget, by_tokens) if budget else by_tokens
     if budget is not None and budget < 1:
         raise ValueError(f"word budget must be at least 1, got {budget!r}")
@@ -1298,8 +1315,61 @@ def _action_sentences(text: str) -> str:
     return " ".join(found[:2])
 
 
+_BREVITY = re.compile(
+    r"\b(?:be|keep (?:it|them|things|answers?|replies|responses|your (?:answers?|replies|responses))|"
+    r"stay)\s+(?:very\s+)?(?:brief|concise|short|succinct|terse)\b"
+    r"|\b(?:brief|concise|short|succinct|terse)\s+(?:answers?|replies|responses)\b"
+    r"|\b(?:answer|reply|respond)\s+(?:very\s+)?(?:briefly|concisely|succinctly|tersely)\b",
+    re.I,
+)
+_ABOUT_REPLIES = re.compile(r"\b(?:answers?|repl(?:y|ies)|respon(?:d|ses?)|keep|limit)\b", re.I)
+
+
+def answer_limits(request: Request) -> tuple[int | None, int | None]:
+    """(word limit, sentence limit) for an answer: what an instruction in the system prompt or
+    the user's message says about length (parsed like a summary budget: "at most 20 words", "in
+    one sentence"; "be brief" / "concise answers" mean one sentence), and a bound max_tokens."""
+    words = sentences = None
+    system = [s for s in split_sentences(request.system_text) if _is_length_instruction(s)]
+    for sentence in [*system, *split_sentences(request.last_human)]:
+        w, n = _length_limits(sentence)
+        if n is None and _BREVITY.search(sentence):
+            n = 1
+        words = min(w, words) if w and words else w or words
+        sentences = min(n, sentences) if n and sentences else n or sentences
+    by_tokens = _token_words(request.kwargs)
+    if by_tokens:
+        words = min(words, by_tokens) if words else by_tokens
+    return words, sentences
+
+
+def _is_length_instruction(sentence: str) -> bool:
+    """A system-prompt sentence that instructs ("Always answer in one sentence.", "Be brief."),
+    not a note that happens to count words."""
+    return bool(_INSTRUCTION_SENTENCE.match(sentence) or _ABOUT_REPLIES.search(sentence))
+
+
+def _within(reply: str, words: int | None, sentences: int | None) -> str:
+    """`reply` cut to its first `sentences` sentences and `words` words; the "From what I have in
+    context:" lead-in goes first when the words are short."""
+    if sentences is not None:
+        parts = split_sentences(reply)
+        if len(parts) > sentences:
+            reply = " ".join(parts[:sentences])
+    if words is not None and _words(reply) > words:
+        reply = _ANSWER_LEAD.sub("", reply)
+        if _words(reply) > words:
+            reply = _sentence(_cut(reply, words).rstrip(",;:-"))
+    return reply
+
+
 def answer(request: Request) -> str:
-    """Reply to the last human message from the context given; say so when it is not there."""
+    """Reply to the last human message from the context given, within the length the prompt
+    asks for (`answer_limits`); say so when the answer is not in the context."""
+    return _within(_answer(request), *answer_limits(request))
+
+
+def _answer(request: Request) -> str:
     i = request.last_human_index
     question = request.last_human.strip()
     if not question:

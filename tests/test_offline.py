@@ -531,3 +531,62 @@ ASKED = {
 def test_question_phrasings(expected, question):
     intro = "Hi, I'm Zanele. I work at Datadog as a staff engineer and I live in Nairobi. I prefer tea over coffee."
     assert expected in reply(HumanMessage(intro), AIMessage("Noted."), HumanMessage(question))
+
+
+# ---------------------------------------------------------------- answer length instructions
+
+RUNBOOK = (
+    "Notes:\nBackups run nightly at 02:00 and are kept for thirty days. "
+    "Restores are started from the admin console. "
+    "A full restore of the database takes about forty minutes."
+)
+ASK = "How long are backups kept? Where are restores started?"
+
+
+def sentence_count(text: str) -> int:
+    return len([s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s])
+
+
+def test_answer_without_a_length_rule_uses_two_context_sentences():
+    # the baseline the limits below cut down: two sentences answer the two-part question
+    out = reply(SystemMessage("You help the on-call operators.\n\n" + RUNBOOK), HumanMessage(ASK))
+    assert sentence_count(out) == 2, out
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "Reply with a single sentence.",
+        "Every reply is one sentence long.",
+        "Be concise.",
+        "Keep your answers brief.",
+        "Give one-sentence answers.",
+    ],
+)
+def test_system_prompt_sentence_limit_is_respected(rule):
+    out = reply(
+        SystemMessage(f"You help the on-call operators. {rule}\n\n{RUNBOOK}"), HumanMessage(ASK)
+    )
+    assert sentence_count(out) == 1, out
+    assert "thirty days" in out  # the best-ranked sentence is the one kept
+
+
+def test_word_limit_from_the_user_message_is_respected():
+    out = reply(SystemMessage(RUNBOOK), HumanMessage(f"Using no more than 9 words, tell me: {ASK}"))
+    assert words(out) <= 9, out
+    assert "Backups" in out and not out.startswith("From what I have")
+
+
+def test_rule_in_a_bullet_list_of_learned_rules_counts():
+    system = (
+        "You help the on-call operators.\n\nRules learned from feedback:\n"
+        "- Address this feedback: too wordy.\n- Respond in 1 sentence.\n\n" + RUNBOOK
+    )
+    assert sentence_count(reply(SystemMessage(system), HumanMessage(ASK))) == 1
+
+
+def test_a_note_that_counts_words_is_not_a_length_rule():
+    # "the 5 words" here describes the data, it does not instruct the assistant
+    system = "Notes:\nThe launch code has 5 words in it. " + RUNBOOK.removeprefix("Notes:\n")
+    out = reply(SystemMessage(system), HumanMessage(ASK))
+    assert sentence_count(out) == 2 and words(out) > 5, out
