@@ -191,6 +191,65 @@ def _parse_value(body: str) -> dict:
     return {"content": body.strip()}
 
 
+_FEEDBACK_KEYS = (
+    "feedback",
+    "comment",
+    "comments",
+    "text",
+    "critique",
+    "note",
+    "notes",
+    "message",
+    "reason",
+    "explanation",
+    "correction",
+    "suggestion",
+    "instruction",
+    "instructions",
+)
+
+
+def feedback_text(body: str) -> tuple[str, list[float]]:
+    """Feedback as LangMem passes it (formatted with str()): a plain string stays as it is; a
+    dict or list literal ({'feedback': '...', 'score': 0}) gives its text values (joined) and its
+    numbers (scores, booleans as 0/1)."""
+    body = body.strip()
+    if body[:1] not in ("{", "["):
+        return body, []
+    value = None
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            value = parse(body)
+            break
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    if not isinstance(value, dict | list):
+        return body, []
+    texts: list[str] = []
+    scores: list[float] = []
+
+    def walk(node: Any, key: str = "") -> None:
+        if isinstance(node, dict):
+            named = [k for k in node if str(k).lower() in _FEEDBACK_KEYS]
+            for k in named or list(node):
+                walk(node[k], str(k).lower())
+            for k in node if named else []:
+                if k not in named and isinstance(node[k], int | float):
+                    walk(node[k], str(k).lower())
+        elif isinstance(node, list | tuple):
+            for item in node:
+                walk(item, key)
+        elif isinstance(node, bool | int | float):
+            scores.append(float(node))
+        elif isinstance(node, str) and node.strip():
+            # a lone word under an unnamed key ("user": "ana") is an id, not feedback
+            if key in _FEEDBACK_KEYS or len(node.split()) > 1:
+                texts.append(node.strip())
+
+    walk(value)
+    return " ".join(t if t[-1:] in ".!?" else t + "." for t in texts), scores
+
+
 @dataclass
 class Context:
     """What the rules read from a request."""
@@ -200,6 +259,7 @@ class Context:
     instructions: str = ""
     existing: list[Record] = field(default_factory=list)
     feedback: list[str] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)  # numbers given as feedback ({"score": 0})
     tagged: dict[str, str] = field(default_factory=dict)
     transcript: bool = False  # the conversation came embedded in a prompt (LangMem, trustcall)
 
@@ -245,7 +305,10 @@ def read_context(messages: Sequence[BaseMessage]) -> Context:
             ctx.existing.append(Record(inst["id"], inst["kind"], _parse_value(inst["body"])))
         for inst in _SCHEMA_INSTANCE.finditer(text):
             ctx.existing.append(Record(inst["kind"], inst["kind"], _parse_value(inst["body"])))
-        ctx.feedback += [f["body"] for f in _FEEDBACK.finditer(text) if f["body"].strip()]
+        for f in _FEEDBACK.finditer(text):
+            said, scores = feedback_text(f["body"])
+            ctx.feedback += [said] if said else []
+            ctx.scores += scores
         for t in _TAGGED.finditer(text):
             ctx.tagged.setdefault(t["tag"], t["body"])
         blocks = list(_BLOCK.finditer(text))
@@ -1314,16 +1377,32 @@ _DIRECTIVE = re.compile(
 
 def feedback_rules(ctx: Context) -> list[str]:
     """Prompt rules from feedback: directive sentences kept as rules, others as issues to address."""
-    prompt_terms = content_terms(ctx.tagged.get("current_prompt", ""))
+    current = ctx.tagged.get("current_prompt", "")
+    prompt_terms = content_terms(current)
+    variables = set(re.findall(r"\{\w+\}", current))
     rules = []
     for fb in ctx.feedback:
         for s in split_sentences(fb):
             s = re.sub(r"^(?:please|pls)\s+", "", s.strip(), flags=re.I)
+            # Braces that are not the prompt's own {variables} would reach LangMem, which
+            # escapes them to {{ }} in the new prompt: keep only the words.
+            s = re.sub(
+                r"\{\w+\}|[{}]", lambda m: m[0] if m[0] in variables else m[0].strip("{}"), s
+            ).strip()
             if not s or content_terms(s) <= prompt_terms:
                 continue
             rule = s[0].upper() + s[1:] if _DIRECTIVE.search(s) else f"Address this feedback: {s}"
             rules.append(rule.rstrip(".") + ".")
     return list(dict.fromkeys(rules))
+
+
+def _score_note(ctx: Context) -> str:
+    """What a bare score tells the optimizer: that something was rated, not what to change."""
+    shown = ", ".join(f"{x:g}" for x in ctx.scores[:5])
+    return (
+        f"Only a score ({shown}) was given, with no text saying what to change; "
+        "the prompt is left as it is."
+    )
 
 
 def _classify_prompts(ctx: Context, tool: ToolSpec) -> dict:
@@ -1334,7 +1413,8 @@ def _classify_prompts(ctx: Context, tool: ToolSpec) -> dict:
     choices = _parse_value(m.group(1)).get("content", []) if m else []
     feedback = " ".join(ctx.feedback)
     if not feedback.strip() or not choices:
-        return {"reasoning": "No feedback, so no prompt is implicated.", "which": []}
+        reason = _score_note(ctx) if ctx.scores else "No feedback, so no prompt is implicated."
+        return {"reasoning": reason, "which": []}
     texts = {}
     for line in ctx.instructions.splitlines() + [t.text for t in ctx.turns]:
         for name in choices:
@@ -1388,6 +1468,8 @@ def _optimizer(
                 {
                     "analysis": "Added rules for each piece of feedback."
                     if new != ctx.tagged.get("current_prompt", "").strip()
+                    else _score_note(ctx)
+                    if ctx.scores and not ctx.feedback
                     else "No feedback to address; prompt unchanged.",
                     "improved_prompt": new,
                 },
@@ -1413,7 +1495,9 @@ def _optimizer(
                 "recommend",
                 {
                     "warrants_adjustment": False,
-                    "hypotheses": "No feedback indicates a failure.",
+                    "hypotheses": _score_note(ctx)
+                    if ctx.scores and not ctx.feedback
+                    else "No feedback indicates a failure.",
                     "full_recommendations": "No recommendations.",
                 },
             )
@@ -1422,6 +1506,8 @@ def _optimizer(
         thought = (
             "Feedback received: " + " ".join(ctx.feedback)[:400]
             if ctx.feedback
+            else _score_note(ctx)
+            if ctx.scores
             else "No feedback was given, so there is no evidence of failure."
         )
         name = "think" if "think" in names else "critique"
@@ -1433,7 +1519,11 @@ def _optimizer(
             (
                 "GeneralResponse",
                 {
-                    "logic": "Added rules for each piece of feedback.",
+                    "logic": "Added rules for each piece of feedback."
+                    if new != current
+                    else _score_note(ctx)
+                    if ctx.scores and not ctx.feedback
+                    else "No feedback to address; prompt unchanged.",
                     "update_prompt": new != current,
                     "new_prompt": new,
                 },

@@ -231,6 +231,57 @@ def test_prompt_optimizer_without_feedback_keeps_prompt():
     assert optimizer.invoke({"trajectories": [(TRAJECTORY, "")], "prompt": prompt}) == prompt
 
 
+@pytest.mark.parametrize("kind", ["gradient", "metaprompt", "prompt_memory"])
+@pytest.mark.parametrize(
+    "feedback",
+    [
+        {"comment": "Rambling reply. Prefer numbered steps."},
+        {"rating": 1, "critique": "Rambling reply. Prefer numbered steps."},
+        '{"note": "Rambling reply. Prefer numbered steps.", "thumbs_up": false}',
+    ],
+)
+def test_prompt_optimizer_reads_feedback_given_as_a_dict(kind, feedback):
+    # LangMem formats feedback with str(): the model sees "{'comment': '...'}"
+    from langmem import create_prompt_optimizer
+
+    prompt = "You are a cooking assistant for {user_name}."
+    better = create_prompt_optimizer(MODEL, kind=kind).invoke(
+        {"trajectories": [(TRAJECTORY, feedback)], "prompt": prompt}
+    )
+    assert better.startswith(prompt)
+    assert "- Prefer numbered steps." in better
+    assert "- Address this feedback: Rambling reply." in better
+    rules = better.removeprefix(prompt)
+    assert "{" not in rules and "}" not in rules, better
+    for key in ("comment", "rating", "critique", "note", "thumbs_up"):
+        assert key not in better
+
+
+@pytest.mark.parametrize("kind", ["gradient", "metaprompt", "prompt_memory"])
+@pytest.mark.parametrize("feedback", [{"score": 0}, {"score": 0.1, "session": "s-17"}, "[0, 1]"])
+def test_prompt_optimizer_leaves_prompt_alone_for_a_bare_score(kind, feedback):
+    # a number says how a run was rated, not what to change: no rule is invented from it
+    from langmem import create_prompt_optimizer
+
+    prompt = "You are a cooking assistant for {user_name}."
+    better = create_prompt_optimizer(MODEL, kind=kind).invoke(
+        {"trajectories": [(TRAJECTORY, feedback)], "prompt": prompt}
+    )
+    assert better == prompt
+
+
+def test_feedback_braces_outside_the_prompts_variables_are_dropped():
+    from langmem import create_prompt_optimizer
+
+    prompt = "You are a cooking assistant for {user_name}."
+    feedback = "Always greet {user_name} by name. Always list the {ingredients} first."
+    better = create_prompt_optimizer(MODEL).invoke(
+        {"trajectories": [(TRAJECTORY, feedback)], "prompt": prompt}
+    )
+    assert "- Always greet {user_name} by name." in better
+    assert "- Always list the ingredients first." in better and "{{" not in better
+
+
 # Conversations the rules were not written against: other names, employers, phrasings.
 UNSEEN = [
     (
