@@ -68,6 +68,15 @@ _EXPORTS = {
         "reject",
         "rollback",
     ],
+    "writers": [
+        "BlendedWriter",
+        "ModelCallCounter",
+        "check_after_seconds",
+        "is_explicit_request",
+        "make_load_memory_node",
+        "memory_text",
+        "settle",
+    ],
     "rotation": [
         "PromptRecorder",
         "SummaryState",
