@@ -172,10 +172,23 @@ _QUERY_LABELS = {"user question", "search query", "current query", "question", "
 _LABEL_CHOICE = re.compile(r"['\"](\w[\w -]{0,20})['\"]\s*(?:or|/)\s*['\"](\w[\w -]{0,20})['\"]")
 
 
+def _section_marks(text: str) -> list[re.Match]:
+    """The labels that start a section. Inside a document a label ends it only at the start of
+    a line (or as a tag): "From what I have in context: ..." is the document's own text."""
+    marks, in_doc = [], False
+    for m in _SECTION_LABEL.finditer(text):
+        at_line_start = not text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
+        if in_doc and not (m.group("tag") or at_line_start):
+            continue
+        marks.append(m)
+        in_doc = (m.group("tag") or m.group("label")).lower() not in _QUERY_LABELS
+    return marks
+
+
 def _grading_inputs(request: Request) -> tuple[str, str] | None:
     """(query, document) from labelled sections of the human (else system) text."""
     for text in (request.last_human, request.system_text):
-        marks = list(_SECTION_LABEL.finditer(text))
+        marks = _section_marks(text)
         query = doc = None
         for i, m in enumerate(marks):
             end = marks[i + 1].start() if i + 1 < len(marks) else len(text)

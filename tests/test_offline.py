@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from memlib.extraction import entities, extract_facts, to_third_person
-from memlib.offline import OfflineChatModel, Request, classify
+from memlib.offline import OfflineChatModel, Request, _grading_inputs, classify
 from memlib.tokens import count_message_tokens, count_text_tokens
 
 MODEL = OfflineChatModel()
@@ -261,6 +261,29 @@ def test_threshold_is_a_setting():
     )
     assert reply(msg).startswith("yes")
     assert OfflineChatModel(relevance_threshold=0.9).invoke([msg]).content.startswith("no")
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "Per the passage: the nightly job was moved to 03:00 UTC last week.",
+        "Our notes say (query: cron) the nightly job was moved to 03:00 UTC last week.",
+        "Summary of the snippet: the nightly job was moved to 03:00 UTC last week.",
+    ],
+)
+def test_a_label_word_inside_the_document_does_not_end_it(doc):
+    # "passage:", "query:", "snippet:" mid-line belong to the document's text
+    system = SystemMessage("Reply 'relevant' or 'not_relevant'.")
+    out = reply(system, HumanMessage(f"Query: when does the nightly job run now?\nDoc: {doc}"))
+    assert out.startswith("relevant") and "nightly" in out, out
+    request = Request([system, HumanMessage(f"Query: nightly job time\nDoc: {doc}")])
+    assert _grading_inputs(request) == ("nightly job time", doc)
+
+
+def test_document_before_the_question_still_splits_at_the_question_line():
+    text = "Retrieved document:\nThe nightly job runs at 03:00 UTC.\nUser question: when is it?"
+    request = Request([HumanMessage(text + "\nIs the document relevant?")])
+    assert _grading_inputs(request) == ("when is it?", "The nightly job runs at 03:00 UTC.")
 
 
 def test_grading_needs_a_document_otherwise_it_answers():
