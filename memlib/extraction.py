@@ -783,16 +783,33 @@ _USER_VERB = re.compile(
 )
 
 
-def to_first_person(sentence: str) -> str:
-    """Memory text about the user as the user would say it: "User works at X" -> "I work at X"."""
-    s = re.sub(r"\b(?:the )?user's\b", "my", sentence, flags=re.I)
+def from_user(
+    sentence: str, possessive: str, pronoun: str, forms: dict[str, str], nouns: bool = False
+) -> str:
+    """Third-person memory text about the user in another person: ("User lives in Oslo", "my",
+    "I", _TO_FIRST) -> "I live in Oslo". `forms` maps verbs with an irregular form; with
+    `nouns`, a word after "user" that a copula follows is a noun ("User identifier is 42" ->
+    "<possessive> identifier is 42")."""
+    s = re.sub(r"\b(?:the )?user's\b", possessive, sentence, flags=re.I)
 
     def verb(m: re.Match) -> str:
         adverb, word = m.group(1) or "", m.group(2)
         low = word.lower()
-        return f"I {adverb}{_TO_FIRST[low] if low in _TO_FIRST else base_verb(word)}"
+        if low in forms:
+            return f"{pronoun} {adverb}{forms[low]}"
+        if nouns and not adverb:
+            reach = 0 if re.search(r"[^s]s$", low) else 2  # "User thinks it is": a verb after all
+            copula = rf"(?:\s+[a-z]+){{0,{reach}}}\s*(?:is|are|was|were|has|:)(?:\s|$)"
+            if re.match(copula, s[m.end() :]):
+                return f"{possessive} {word}"
+        return f"{pronoun} {adverb}{base_verb(word)}"
 
     return _USER_VERB.sub(verb, s)
+
+
+def to_first_person(sentence: str) -> str:
+    """Memory text about the user as the user would say it: "User works at X" -> "I work at X"."""
+    return from_user(sentence, "my", "I", _TO_FIRST)
 
 
 def to_third_person(sentence: str) -> str:

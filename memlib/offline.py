@@ -30,17 +30,16 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, field_validator
 
 from memlib.extraction import (
-    _USER_VERB,
     ANSWER_PHRASES,
     NOT_NAMES,
     PREDICATE_LABELS,
     STOPWORDS,
     Fact,
     ask_about_all,
-    base_verb,
     content_terms,
     entities,
     extract_facts,
+    from_user,
     split_sentences,
     to_third_person,
     with_article,
@@ -48,7 +47,7 @@ from memlib.extraction import (
 from memlib.extraction import (
     QUESTION as _QUESTION,
 )
-from memlib.offline_tools import _flatten_json, call_id, chosen_name, plan_tool_calls
+from memlib.offline_tools import _flatten_json, _text, call_id, chosen_name, plan_tool_calls
 
 # --------------------------------------------------------------------------------------------
 # Thresholds (documented in the class docstring).
@@ -85,19 +84,6 @@ def _token_counter():
     from memlib.tokens import TokenCounter
 
     return TokenCounter()
-
-
-def _text(message: BaseMessage) -> str:
-    content = message.content
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict) and block.get("type") == "text":
-            parts.append(block.get("text", ""))
-    return "\n".join(parts)
 
 
 def _context_text(message: BaseMessage) -> str:
@@ -1162,21 +1148,7 @@ _TO_SECOND = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't"
 
 def _second_person(sentence: str) -> str:
     """Third-person memory text told back to the user: "User lives in Oslo" -> "you live in Oslo"."""
-    s = re.sub(r"\b(?:the )?user's\b", "your", sentence, flags=re.I)
-
-    def verb(m: re.Match) -> str:
-        adverb, word = m.group(1) or "", m.group(2)
-        low = word.lower()
-        if low in _TO_SECOND:
-            return f"you {adverb}{_TO_SECOND[low]}"
-        reach = 0 if re.search(r"[^s]s$", low) else 2  # "User thinks it is": a verb after all
-        copula = rf"(?:\s+[a-z]+){{0,{reach}}}\s*(?:is|are|was|were|has|:)(?:\s|$)"
-        if not adverb and re.match(copula, s[m.end() :]):
-            # "User identifier is 42": a noun after "user", so it is the user's identifier.
-            return f"your {word}"
-        return f"you {adverb}{base_verb(word)}"
-
-    return _USER_VERB.sub(verb, s)
+    return from_user(sentence, "your", "you", _TO_SECOND, nouns=True)
 
 
 def _focus_head(question: str) -> tuple[str, set[str]]:

@@ -833,16 +833,12 @@ _ACTION = re.compile(
     r"normali[sz]e|round|cast|pass|fix|wrap|cache|index|partition|limit|raise|lower|reduce)\b)",
     re.I,
 )
+_TIME_CUES = r"next time|in (?:the )?future|going forward|from now on|in general|as a rule"
+# Advice for later: the time cues, plus "for any/all ..." scopes and "lesson".
 _LESSON_CUE = re.compile(
-    r"^(?:next time|for (?:future|next time|any|all)\b[^,]*|in (?:the )?future|going forward|from now on|in general|as a rule|lesson)\s*,?\s*",
-    re.I,
+    rf"^(?:{_TIME_CUES}|for (?:future|next time|any|all)\b[^,]*|lesson)\s*,?\s*", re.I
 )
-
-
-_TIME_CUE = re.compile(
-    r"^(?:next time|in (?:the )?future|going forward|from now on|in general|as a rule)\s*,?\s*",
-    re.I,
-)
+_TIME_CUE = re.compile(rf"^(?:{_TIME_CUES})\s*,?\s*", re.I)
 
 
 def _is_introduction(sentence: str) -> bool:
@@ -1705,16 +1701,8 @@ def _write_args(
 
 def _known_memory_id(ctx: Context, fact: Fact) -> str | None:
     """Key of a memory seen in an earlier search result that holds the same slot as `fact`."""
-    for m in ctx.messages:
-        if m.type != "tool":
-            continue
-        try:
-            items = json.loads(_text(m))
-        except (ValueError, TypeError):
-            continue
-        for item in items if isinstance(items, list) else []:
-            if not isinstance(item, dict) or "key" not in item:
-                continue
+    for m in ctx.messages:  # oldest result first
+        for item in _search_hits([m]):
             for old in extract_facts(_record_text(item.get("value", {})), False):
                 if _same_slot(old, fact):
                     return item["key"]
