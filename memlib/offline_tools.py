@@ -1371,6 +1371,14 @@ _DIRECTIVE = re.compile(
 )
 
 
+# An imperative about the reply itself ("Show the output", "List the steps") is a rule too.
+_REPLY_VERB = re.compile(
+    r"^(?:show|give|explain|start|list|mention|ask|write|cite|quote|skip|stop|answer|reply|"
+    r"respond|say|tell|greet|offer|summari[sz]e)\b",
+    re.I,
+)
+
+
 def feedback_rules(ctx: Context) -> list[str]:
     """Prompt rules from feedback: directive sentences kept as rules, others as issues to address."""
     current = ctx.tagged.get("current_prompt", "")
@@ -1387,7 +1395,8 @@ def feedback_rules(ctx: Context) -> list[str]:
             ).strip()
             if not s or content_terms(s) <= prompt_terms:
                 continue
-            rule = s[0].upper() + s[1:] if _DIRECTIVE.search(s) else f"Address this feedback: {s}"
+            directive = _DIRECTIVE.search(s) or _ACTION.match(s) or _REPLY_VERB.match(s)
+            rule = s[0].upper() + s[1:] if directive else f"Address this feedback: {s}"
             rules.append(rule.rstrip(".") + ".")
     return list(dict.fromkeys(rules))
 

@@ -640,3 +640,15 @@ def test_manage_memory_with_a_profile_schema_keeps_one_document(embeddings):
     assert docs == [
         {"name": "Alice", "employer": "Acme", "location": "Porto", "preferences": ["dark mode"]}
     ]
+
+
+def test_feedback_opening_with_a_verb_is_a_rule_not_an_issue():
+    from langmem import create_prompt_optimizer
+
+    prompt = "You are a cooking assistant for {user_name}."
+    feedback = "Hard to follow. List the ingredients before the method."
+    better = create_prompt_optimizer(MODEL).invoke(
+        {"trajectories": [(TRAJECTORY, feedback)], "prompt": prompt}
+    )
+    assert "- List the ingredients before the method." in better
+    assert "- Address this feedback: Hard to follow." in better
