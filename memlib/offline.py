@@ -1434,7 +1434,8 @@ class OfflineChatModel(BaseChatModel):
     - grade: when the prompt has a grading cue (grade, binary score, relevance, 'relevant',
       "is the document relevant") and holds a labelled query
       ("question:", "query:", "user question:", <question>) and document ("document:", "doc:",
-      "passage:", "context:", <document>). Replies "yes - ..." or "no - ..." (or the two labels the
+      "passage:", "context:", <document>; inside a document a label ends it only at the start of
+      a line or as a tag). Replies "yes - ..." or "no - ..." (or the two labels the
       prompt asks for, e.g. 'relevant' / 'not_relevant') with the similarity and shared terms.
       Relevant when MiniLM cosine >= relevance_threshold (default 0.35; unrelated text scores
       about 0.0, paraphrases 0.5-0.8), or when at least half the query's content terms occur in
@@ -1465,7 +1466,10 @@ class OfflineChatModel(BaseChatModel):
       the job?"); otherwise it says it has no information. A how-to question with worked
       examples in the system prompt (blocks with a lesson / takeaway / "next time" line) is
       answered with the closest example's lesson and action ("Based on a similar past task:").
-      Statements get an acknowledgement naming the facts it recognised.
+      Statements get an acknowledgement naming the facts it recognised. Length instructions in
+      the system prompt's instruction sentences or the user's message ("in one sentence", "at
+      most N words", "be brief") and a bound max_tokens cut the answer to its first N sentences
+      and N words (`answer_limits`; cutting, not rewriting).
     - tools (when tools are bound; memlib/offline_tools.py): tool_choice auto / none / any /
       required / a name / {"type": "function", "function": {"name": ...}}. Arguments are filled
       from each tool's JSON schema: a field's name (else description) maps to a concept (name,
@@ -1480,7 +1484,8 @@ class OfflineChatModel(BaseChatModel):
       RemoveDoc (the user retracts: "forget that ...", "I no longer ...") and new schema calls; on
       a validation error
       it answers PatchFunctionErrors / PatchFunctionName from the error text. LangMem: Done on
-      later steps, prompt-optimizer tools add feedback as rules to the prompt. With tool_choice
+      later steps, prompt-optimizer tools add feedback as rules to the prompt (feedback given
+      as a dict literal gives its text values; a bare score adds no rule). With tool_choice
       auto, when the user states facts or says "remember ..." / "forget ...", it searches memory
       first, then updates the memory holding the same slot, deletes a retracted one and creates
       the rest; for a question it searches memory (and a knowledge-base tool for domain
