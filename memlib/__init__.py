@@ -46,6 +46,17 @@ _EXPORTS = {
         "recall_episodes",
         "save_episode",
     ],
+    "semantic": [
+        "Fact",
+        "UserProfile",
+        "fact_item",
+        "fact_text",
+        "format_memory_section",
+        "load_memories",
+        "memory_changes",
+        "patch_profile",
+        "read_profile",
+    ],
     "shared_memory": [
         "Grant",
         "ScopedStore",
