@@ -14,12 +14,13 @@ inside FAISS (exclusion is done on the results), and approximate indexes.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
+
+from memlib.fixtures import read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_PATH = ROOT / "data" / "corpus" / "documents.jsonl"
@@ -72,16 +73,7 @@ def validate_corpus(documents: Iterable[dict]) -> list[dict]:
 def load_corpus(path: str | Path | None = None) -> list[dict]:
     """Read and validate the JSONL corpus (default data/corpus/documents.jsonl). Introduced in notebooks/02_working_scratchpad.ipynb."""
     path = Path(path) if path is not None else CORPUS_PATH
-    if not path.is_file():
-        raise ValueError(f"corpus file {str(path)!r} does not exist")
-    raw = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path.name} line {lineno} is not valid JSON: {exc}") from None
+    raw = read_jsonl(path)
     return validate_corpus(raw)
 
 

@@ -16,7 +16,6 @@ and ranking by anything but the store's similarity score (recency is a filter, n
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import uuid
@@ -28,6 +27,8 @@ from typing import Annotated, Any
 from langchain_core.messages import SystemMessage, convert_to_messages
 from langgraph.store.base import BaseStore, Item
 from pydantic import BaseModel, Field, StringConstraints
+
+from memlib.fixtures import read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 EPISODES_DIR = ROOT / "data" / "episodes"
@@ -261,27 +262,10 @@ def recall_at_k(
 # Fixtures
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    if not path.is_file():
-        raise ValueError(f"fixture file {str(path)!r} does not exist")
-    rows = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path.name} line {lineno} is not valid JSON: {exc}") from None
-        if not isinstance(row, dict):
-            raise ValueError(f"{path.name} line {lineno}: expected a JSON object, got {row!r}")
-        rows.append(row)
-    return rows
-
-
 def load_episodes(path: str | Path | None = None) -> list[dict]:
     """The planted episodes (default data/episodes/episodes.jsonl), validated. Introduced in notebooks/03_episodic_recall.ipynb."""
     path = Path(path) if path is not None else EPISODES_DIR / "episodes.jsonl"
-    rows = _read_jsonl(path)
+    rows = read_jsonl(path)
     ids = [r.get("id") for r in rows]
     for r in rows:
         where = f"{path.name}: episode {r.get('id')!r}"
@@ -306,7 +290,7 @@ def load_queries(
 ) -> list[dict]:
     """New tasks naming their relevant planted episodes (default data/episodes/queries.jsonl). Introduced in notebooks/03_episodic_recall.ipynb."""
     path = Path(path) if path is not None else EPISODES_DIR / "queries.jsonl"
-    rows = _read_jsonl(path)
+    rows = read_jsonl(path)
     owner = {e["id"]: e["user_id"] for e in (episodes if episodes is not None else load_episodes())}
     for r in rows:
         where = f"{path.name}: query {r.get('id')!r}"
@@ -326,7 +310,7 @@ def load_queries(
 def load_conversations(path: str | Path | None = None) -> list[dict]:
     """Finished conversations to extract episodes from (default data/episodes/conversations.jsonl). Introduced in notebooks/03_episodic_recall.ipynb."""
     path = Path(path) if path is not None else EPISODES_DIR / "conversations.jsonl"
-    rows = _read_jsonl(path)
+    rows = read_jsonl(path)
     for r in rows:
         where = f"{path.name}: conversation {r.get('id')!r}"
         namespace_for(r.get("user_id"))

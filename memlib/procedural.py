@@ -27,7 +27,6 @@ call LangMem's `create_prompt_optimizer` and pass its output to `propose_prompt`
 from __future__ import annotations
 
 import difflib
-import json
 import string
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -37,6 +36,7 @@ from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
 
+from memlib.fixtures import read_jsonl
 from memlib.tokens import count_text_tokens
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "procedural"
@@ -342,14 +342,10 @@ def prompt_diff(old: str, new: str, old_label: str = "old", new_label: str = "ne
 def load_feedback(path: str | Path | None = None) -> list[dict]:
     """Conversations with reviewer feedback, {id, messages, feedback}, from data/procedural/feedback.jsonl. Introduced in notebooks/08_procedural_memory.ipynb."""
     path = Path(path) if path is not None else DATA_DIR / "feedback.jsonl"
-    rows = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    rows = read_jsonl(path)
+    for n, row in enumerate(rows, 1):
         if not row.get("messages") or not str(row.get("feedback", "")).strip():
             raise ValueError(
                 f"{path}:{n}: each row needs messages and non-empty feedback, got {row!r}"
             )
-        rows.append(row)
     return rows

@@ -24,7 +24,6 @@ checkpoints (rotation shrinks the current state; earlier checkpoints still hold 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +44,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
+from memlib.fixtures import read_jsonl
 from memlib.tokens import TokenCounter
 
 CONVERSATIONS = Path(__file__).resolve().parent.parent / "data" / "conversations"
@@ -385,7 +385,7 @@ def load_user_turns(name: str = "rotation_pipeline_50_turns") -> list[dict]:
     path = CONVERSATIONS / f"{name}.jsonl"
     if not path.is_file():
         raise ValueError(f"no conversation script {name!r} at {path}")
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = read_jsonl(path)
     for i, row in enumerate(rows, start=1):
         if row.get("turn") != i or not isinstance(row.get("user"), str):
             raise ValueError(f"{path.name} line {i}: expected turn {i} with a 'user' string: {row}")

@@ -16,12 +16,13 @@ background (notebook 07) and sharing memory between agents (notebook 05).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from memlib.fixtures import read_jsonl
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "semantic"
 
@@ -208,20 +209,9 @@ def fact_item(subject: str, predicate: str, obj: str) -> dict:
     return {"kind": "Fact", "content": fact.model_dump()}
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    rows = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}:{n} is not JSON: {err}") from None
-    return rows
-
-
 def load_background_facts(path: str | Path | None = None) -> list[dict]:
     """Planted background facts about the fixture user (id, subject, predicate, object). Introduced in notebooks/04_semantic_memory.ipynb."""
-    rows = _read_jsonl(Path(path) if path else DATA / "facts.jsonl")
+    rows = read_jsonl(Path(path) if path else DATA / "facts.jsonl")
     for row in rows:
         missing = [f for f in ("id", "subject", "predicate", "object") if not row.get(f)]
         if missing:
@@ -231,7 +221,7 @@ def load_background_facts(path: str | Path | None = None) -> list[dict]:
 
 def load_fact_questions(path: str | Path | None = None) -> list[dict]:
     """Questions whose answer is one planted fact (question, answer, fact id). Introduced in notebooks/04_semantic_memory.ipynb."""
-    rows = _read_jsonl(Path(path) if path else DATA / "questions.jsonl")
+    rows = read_jsonl(Path(path) if path else DATA / "questions.jsonl")
     for row in rows:
         missing = [f for f in ("question", "answer", "fact") if not row.get(f)]
         if missing:

@@ -26,7 +26,6 @@ the same moment can both write the same number.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -43,6 +42,8 @@ from langgraph.store.base import (
     Result,
     SearchOp,
 )
+
+from memlib.fixtures import read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = ROOT / "data" / "shared_memory"
@@ -267,24 +268,13 @@ def put_version(store: BaseStore, namespace: tuple[str, ...], key: str, value: d
     return new_key
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path.name} line {n} is not JSON: {err}") from err
-    return rows
-
-
 MEMORY_KINDS = ("user", "shared", "private")
 
 
 def load_memories(path: str | Path | None = None) -> list[dict]:
     """The planted memories of two orgs, four users and three agents (data/shared_memory/memories.jsonl). Introduced in notebooks/05_cross_agent_memory.ipynb."""
     path = Path(path) if path is not None else DATA_DIR / "memories.jsonl"
-    rows = _read_jsonl(path)
+    rows = read_jsonl(path)
     seen = set()
     for r in rows:
         where = f"{path.name}: memory {r.get('id')!r}"
@@ -304,7 +294,7 @@ def load_memory_queries(
 ) -> list[dict]:
     """Questions an agent asks for a user, with the planted memory that answers each. Introduced in notebooks/05_cross_agent_memory.ipynb."""
     path = Path(path) if path is not None else DATA_DIR / "queries.jsonl"
-    rows = _read_jsonl(path)
+    rows = read_jsonl(path)
     ids = {m["id"] for m in (memories if memories is not None else load_memories())}
     for r in rows:
         where = f"{path.name}: query {r.get('id')!r}"
@@ -320,7 +310,7 @@ def load_memory_queries(
 def load_sources(path: str | Path | None = None) -> list[dict]:
     """Source documents a researcher agent reads (data/shared_memory/sources.jsonl). Introduced in notebooks/05_cross_agent_memory.ipynb."""
     path = Path(path) if path is not None else DATA_DIR / "sources.jsonl"
-    rows = _read_jsonl(path)
+    rows = read_jsonl(path)
     for r in rows:
         for field in ("id", "org", "title", "text"):
             if not isinstance(r.get(field), str) or not r[field].strip():

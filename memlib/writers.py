@@ -29,6 +29,8 @@ from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 
+from memlib.fixtures import read_jsonl
+
 DATA = Path(__file__).resolve().parent.parent / "data" / "writers"
 
 EXPLICIT_REQUEST = re.compile(
@@ -187,20 +189,9 @@ class BlendedWriter:
 
 def load_sessions(path: str | Path | None = None) -> list[dict]:
     """The scripted conversation of data/writers/sessions.jsonl: {session, thread, user}."""
-    return _read_jsonl(Path(path) if path else DATA / "sessions.jsonl")
+    return read_jsonl(Path(path) if path else DATA / "sessions.jsonl")
 
 
 def load_recall_questions(path: str | Path | None = None) -> list[dict]:
     """Planted-fact questions of data/writers/recall.jsonl: {question, answer}."""
-    return _read_jsonl(Path(path) if path else DATA / "recall.jsonl")
-
-
-def _read_jsonl(path: Path) -> list[dict]:
-    rows = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}:{n} is not JSON: {err}") from None
-    return rows
+    return read_jsonl(Path(path) if path else DATA / "recall.jsonl")

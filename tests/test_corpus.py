@@ -61,7 +61,7 @@ def test_validation_names_the_bad_value(tmp_path):
         validate_corpus([])
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(doc("a")) + "\n{not json\n")
-    with pytest.raises(ValueError, match="line 2"):
+    with pytest.raises(ValueError, match=r"\.jsonl:2: not JSON"):
         load_corpus(bad)
     with pytest.raises(ValueError, match="does not exist"):
         load_corpus(tmp_path / "missing.jsonl")

@@ -361,7 +361,7 @@ def test_bad_fixtures_raise_naming_the_row(tmp_path):
     with pytest.raises(ValueError, match="duplicate memory id"):
         load_memories(path)
     path.write_text("{not json\n")
-    with pytest.raises(ValueError, match="line 1 is not JSON"):
+    with pytest.raises(ValueError, match=r"\.jsonl:1: not JSON"):
         load_memories(path)
     q = tmp_path / "q.jsonl"
     q.write_text(
