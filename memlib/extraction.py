@@ -169,7 +169,7 @@ PREDICATE_LABELS = {
 }
 
 # Words that end a captured value ("Acme as a data engineer" -> "Acme").
-_STOP = r"for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|many|some|the (?:past|last))|and|but|because|so|since|where|which|who|though|although|while|when|if|as|now|last|next|yesterday|today|tomorrow|recently|ago|these days|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in \d{4}|on \w+day|since"
+_STOP = r"for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|many|some|the (?:past|last))|and|but|because|so|since|where|which|who|though|although|while|when|if|as|now|last|next|yesterday|today|tomorrow|recently|ago|these days|anymore|any more|in (?:the )?(?:spring|summer|autumn|fall|winter)|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in \d{4}|on \w+day|since"
 _END = r"(?=\s+(?i:" + _STOP + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
 _VAL = r"(?P<value>[^.,;!?\n]{1,60}?)" + _END
 _VAL_ROLE = (
@@ -183,6 +183,9 @@ _NAME = r"(?P<value>[A-Z][\w'-]+(?:\s+(?:(?:de|da|del|des|di|do|du|es|el|al|la|l
 _ART = r"(?:(?:a|an|the)\s+)?"
 _ADV = r"(?:(?:really|usually|also|still|just|actually|absolutely|totally|mostly|generally|always|much|strongly|definitely|truly)\s+)*"
 
+# "I'm an expert in Spark" states expertise, not a place: no location rule may start here.
+_SKILLED = r"(?!(?:expert|specialist|experienced|skilled|proficient|fluent|good|beginner|novice)\s+(?:in|at|with|on)\b)"
+
 # (predicate, pattern) for first-person statements, most specific first. Case-insensitive parts
 # are scoped with (?i:...) so that name patterns can still require a capital letter.
 FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
@@ -195,7 +198,10 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ("name", r"^" + _NAME + r"(?i:\s+here)\b"),
         (
             "location",
-            r"(?i:\bi(?:'m| am)\s+(?:a|an|the)\s+[\w -]{2,30}?\s+(?:in|from))\s+" + _NAME,
+            r"(?i:\bi(?:'m| am)\s+(?:a|an|the)\s+"
+            + _SKILLED
+            + r"[\w -]{2,30}?\s+(?:in|from))\s+"
+            + _NAME,
         ),
         ("location", r"(?i:\bi(?:'m| am)\s+(?:currently\s+|now\s+)?in)\s+" + _NAME),
         (
@@ -218,7 +224,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "role?",  # "I'm a nurse": only when the noun looks like a job (not "I'm a fan")
-            r"(?i:\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s)"
+            r"(?i:\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s+" + _SKILLED + r")"
             r"|\bi(?:'m| am)\s+[A-Z][\w'-]+,(?=\s+(?:a|an|the)\s)|\bi(?:'ve| have) been(?=\s+(?:a|an)\s))\s+"
             + _ART
             + _VAL_ROLE,
@@ -507,12 +513,28 @@ def _restore_subject(sentence: str) -> str:
     return _ELIDED_BASED.sub(", I'm ", sentence)
 
 
+# "My dog is now called Pixel", "I currently live in Braga": the time of a statement does not
+# change its slot, so these words are dropped before the rules see the sentence (the fact's
+# source keeps them).
+_TIME_WORDS = re.compile(
+    r"\s*,?\s*\b(?:from now on|right now|for now|now|currently|nowadays|these days|at the moment"
+    r"|at present|presently)\b,?(?=\s|[.!;]|$)",
+    re.I,
+)
+
+
+def drop_time_words(sentence: str) -> str:
+    """`sentence` without "now", "currently", "these days" and the like."""
+    return _TIME_WORDS.sub("", sentence).strip()
+
+
 def _extract(text: str, first_person: bool) -> list[Fact]:
     facts: list[Fact] = []
     for sentence in split_sentences(text):
         if first_person and sentence.rstrip().endswith("?"):
             continue  # "do I like X?" asks, it does not state
         source = sentence
+        sentence = drop_time_words(sentence) or sentence
         if first_person:
             sentence = _restore_subject(sentence)
         taken: list[tuple[int, int]] = []
@@ -535,7 +557,7 @@ def _extract(text: str, first_person: bool) -> list[Fact]:
             known = {(f.predicate, f.value.lower()) for f in facts}
             for f in _extract(to_first_person(sentence), True):
                 if (f.predicate, f.value.lower()) not in known:
-                    facts.append(Fact("user", f.predicate, f.value, sentence))
+                    facts.append(Fact("user", f.predicate, f.value, source))
                     known.add((f.predicate, f.value.lower()))
         if not first_person and re.search(r"\buser\b", sentence, re.I):
             # A list of memories in "key is value" form: "Known facts about the user: prefers
@@ -550,14 +572,14 @@ def _extract(text: str, first_person: bool) -> list[Fact]:
                 ):
                     value = _clean_value(m.group("value"))
                     if _accept(KEY_SYNONYMS[key], value):
-                        facts.append(Fact("user", KEY_SYNONYMS[key], value, sentence))
+                        facts.append(Fact("user", KEY_SYNONYMS[key], value, source))
         if not first_person:
             for m in _KEY_VALUE.finditer(sentence):
                 key = m.group("key").strip().lower().replace(" ", "_")
                 if key in KEY_SYNONYMS and not any(a <= m.start("value") < b for a, b in taken):
                     value = _clean_value(m.group("value"))
                     if _accept(KEY_SYNONYMS[key], value):
-                        facts.append(Fact("user", KEY_SYNONYMS[key], value, sentence))
+                        facts.append(Fact("user", KEY_SYNONYMS[key], value, source))
     return _drop_partial(facts)
 
 

@@ -85,8 +85,8 @@ _REMEMBER = re.compile(
 )
 _FORGET = re.compile(
     r"\b(?:forget|delete|remove|erase)\s+(?:that\s+|about\s+|the (?:memory|fact) (?:that|about)\s+)?(?P<value>[^.!?\n]{2,200})"
-    r"|\b(?:i\s+)?(?:no longer|don't|do not)\s+(?P<value2>[^.!?\n]{2,120}?)\s+(?:anymore|any more)\b"
-    r"|\bi\s+(?:no longer|quit|left)\s+(?P<value3>[^.!?\n]{2,120})",
+    r"|\b(?:i\s*(?:'m|am|'ve|have)?\s+)?(?:no longer|don't|do not|not)\s+(?P<value2>[^.!?\n]{2,120}?)\s+(?:anymore|any more)\b"
+    r"|\bi\s*(?:'m|am|'ve|have|do|did)?\s+(?:no longer|quit|left|stopped|gave up)\s+(?P<value3>[^.!?\n]{2,120})",
     re.I,
 )
 
@@ -996,7 +996,15 @@ def record_facts(record: Record, known_names: set[str]) -> list[Fact]:
     if triple:
         subj, pred, obj = (str(record.value.get(k, "")) for k in triple)
         subject = "user" if subj.lower() in ("user", "the user") or subj in known_names else subj
-        return [Fact(subject, _VERB_PREDICATES.get(pred, pred), obj, record.text)]
+        facts = [Fact(subject, _VERB_PREDICATES.get(pred, pred), obj, record.text)]
+        # The record's sentence ("User's dog is called Biscuit.") names the slot the triple's
+        # free-form predicate ("is called") does not.
+        sentence = record.value.get("content")
+        if not isinstance(sentence, str) and subject == "user":
+            sentence = f"User {pred} {obj}."  # "likes" + "hiking" reads as a preference
+        if isinstance(sentence, str):
+            facts += extract_facts(sentence, False)
+        return facts
     return extract_facts(record.text, False)
 
 
@@ -1086,13 +1094,21 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
             patches[r.id] = (ops, notes)
         if not any(_is_per_fact(t) for t in schema_tools):
             handled |= set(range(len(new_facts)))  # the document absorbs the facts
+    # A stored "User is named Ann" makes "Ann lives in Berlin" a fact about the user.
+    for r in ctx.existing:
+        if r not in documents:
+            names |= {
+                f.value
+                for f in record_facts(r, names)
+                if f.predicate == "name" and f.subject == "user"
+            }
+    facts_of = {r.id: record_facts(r, names) for r in ctx.existing if r not in documents}
     for r in ctx.existing:
         if r in documents:
             continue
-        if "RemoveDoc" in tools and any(_overlaps(r.text, c) for c in retracted):
+        if "RemoveDoc" in tools and _is_retracted(r, facts_of[r.id], ctx):
             calls.append(("RemoveDoc", {"json_doc_id": r.id}))
             removed.add(r.id)
-    facts_of = {r.id: record_facts(r, names) for r in ctx.existing if r not in documents}
     for i, f in enumerate(new_facts):
         for r in ctx.existing:
             if r in documents or r.id in removed:
@@ -1141,8 +1157,13 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
     return calls
 
 
+def _same_subject(old: Fact, new: Fact) -> bool:
+    """The user and the user's mother are different subjects, though both 'live in' a city."""
+    return old.subject.strip().lower() == new.subject.strip().lower()
+
+
 def _same_slot(old: Fact, new: Fact) -> bool:
-    if old.predicate != new.predicate:
+    if old.predicate != new.predicate or not _same_subject(old, new):
         return False
     if new.predicate in SINGLE_VALUED or new.predicate.startswith("favourite "):
         return True
@@ -1165,7 +1186,11 @@ def _record_patch(record: Record, old: Fact, new: Fact) -> list[dict]:
     ops = []
     for key, current in value.items():
         c = concept(key, {})
-        if c == new.predicate and current != new.value:
+        if c == "situation":
+            # A context field quotes the user: the newer sentence as said, never an edited old one.
+            if isinstance(current, str) and current != new.source.strip() and new.source.strip():
+                ops.append({"op": "replace", "path": f"/{key}", "value": new.source.strip()})
+        elif c == new.predicate and current != new.value:
             if isinstance(current, list):
                 ops.append({"op": "add", "path": f"/{key}/-", "value": new.value})
             else:
@@ -1175,6 +1200,48 @@ def _record_patch(record: Record, old: Fact, new: Fact) -> list[dict]:
                 {"op": "replace", "path": f"/{key}", "value": current.replace(old.value, new.value)}
             )
     return ops
+
+
+_NEGATION = re.compile(r"\b(?:no longer|don't|do not|not|anymore|any more)\b\s*", re.I)
+
+
+def _retracted_statements(ctx: Context) -> list[tuple[str, list[Fact]]]:
+    """Each retraction in the latest user message as (clause, facts it takes back): "I'm no
+    longer allergic to peanuts" takes back what "I'm allergic to peanuts" states."""
+    out = []
+    for text in ctx.user_texts[-1:]:
+        for m in _FORGET.finditer(text):
+            clause = m["value"] or m["value2"] or m["value3"]
+            if not clause:
+                continue
+            statement = clause if m["value"] else _NEGATION.sub("", m.group(0))
+            out.append((clause, extract_facts(statement.strip() + ".")))
+    return out
+
+
+def _stated_text(record: Record) -> str:
+    """A record's text without its context field: a word the user said around a fact is not
+    the fact."""
+    value = {k: v for k, v in record.value.items() if concept(k, {}) != "situation"}
+    return _record_text(value)
+
+
+def _is_retracted(record: Record, facts: list[Fact], ctx: Context) -> bool:
+    """The record states a fact the user takes back: same subject, predicate and value when the
+    retraction parses as a fact, else the clause's words in the record's stated fields."""
+    for clause, gone in _retracted_statements(ctx):
+        if gone:
+            if any(
+                g.predicate == f.predicate
+                and _same_subject(g, f)
+                and content_terms(g.value) & content_terms(f.value)
+                for g in facts
+                for f in gone
+            ):
+                return True
+        elif _overlaps(_stated_text(record), clause):
+            return True
+    return False
 
 
 def _retractions(ctx: Context) -> list[str]:

@@ -652,3 +652,201 @@ def test_feedback_opening_with_a_verb_is_a_rule_not_an_issue():
     )
     assert "- List the ingredients before the method." in better
     assert "- Address this feedback: Hard to follow." in better
+
+
+def test_each_sentence_keeps_its_own_fact_and_expertise_is_not_a_place():
+    from langmem import create_memory_manager
+
+    from memlib.extraction import extract_facts
+
+    text = "I'm based in Bergen. I'm a specialist in Kafka."
+    facts = {(f.predicate, f.value) for f in extract_facts(text)}
+    assert facts == {("location", "Bergen"), ("expertise", "Kafka")}
+    memories = create_memory_manager(MODEL).invoke({"messages": [HumanMessage(text)]})
+    assert sorted(contents(memories)) == ["User has expertise in Kafka.", "User lives in Bergen."]
+
+
+class _Triple:
+    """A fact schema with an optional context field (the user's own sentence)."""
+
+    @staticmethod
+    def schema():
+        from pydantic import BaseModel
+
+        class Fact(BaseModel):
+            subject: str
+            predicate: str
+            object: str
+            context: str | None = None
+
+        return Fact
+
+
+def test_patch_changes_only_changed_fields_and_context_quotes_the_user():
+    from langmem import create_memory_manager
+
+    manager = create_memory_manager(MODEL, schemas=[_Triple.schema()], enable_deletes=True)
+    old = "I'm at Initrode, and I go sailing most Sundays."
+    existing = [
+        (
+            "w",
+            "Fact",
+            {"subject": "User", "predicate": "works at", "object": "Initrode", "context": old},
+        ),
+        ("s", "Fact", {"subject": "User", "predicate": "enjoys", "object": "sailing"}),
+    ]
+    said = "These days I work for Hooli."
+    out = manager.invoke({"messages": [HumanMessage(said)], "existing": existing})
+    changed = {m.id: m.content.model_dump() for m in out if m.id == "w"}
+    assert changed["w"] == {
+        "subject": "User",
+        "predicate": "works at",
+        "object": "Hooli",
+        "context": said,  # what the user said, not an edit of the old sentence
+    }
+    assert not [m for m in out if m.id not in ("w", "s")], "nothing new to insert"
+
+
+def test_forget_removes_the_matching_fact_not_records_whose_context_mentions_it():
+    from langmem import create_memory_manager
+
+    manager = create_memory_manager(MODEL, schemas=[_Triple.schema()], enable_deletes=True)
+    existing = [
+        (
+            "w",
+            "Fact",
+            {
+                "subject": "User",
+                "predicate": "works at",
+                "object": "Initrode",
+                "context": "I'm at Initrode, and I go sailing most Sundays.",
+            },
+        ),
+        (
+            "s",
+            "Fact",
+            {
+                "subject": "User",
+                "predicate": "enjoys",
+                "object": "sailing",
+                "context": "I enjoy sailing.",
+            },
+        ),
+        (
+            "g",
+            "Fact",
+            {
+                "subject": "User",
+                "predicate": "plays",
+                "object": "chess",
+                "context": "Chess keeps me busy when sailing is off.",
+            },
+        ),
+    ]
+    out = manager.invoke(
+        {"messages": [HumanMessage("Kindly forget that I enjoy sailing.")], "existing": existing}
+    )
+    removed = [m.content.json_doc_id for m in out if type(m.content).__name__ == "RemoveDoc"]
+    assert removed == ["s"]
+
+
+PLANTED = [
+    ("User lives in Aveiro.", "User", "lives in", "Aveiro"),
+    ("User's brother lives in Leiria.", "User's brother", "lives in", "Leiria"),
+    ("User's sister lives in Faro.", "User's sister", "lives in", "Faro"),
+    ("User's cat is called Tofu.", "User's cat", "is called", "Tofu"),
+    ("User's parrot is called Kiwi.", "User's parrot", "is called", "Kiwi"),
+    ("User uses Vim.", "User", "uses", "Vim"),
+    ("User works at Initrode.", "User", "works at", "Initrode"),
+    ("User prefers green tea.", "User", "prefers", "green tea"),
+    ("User speaks Danish.", "User", "speaks", "Danish"),
+    ("User's manager is Rosa.", "User's manager", "is", "Rosa"),
+    ("User is learning the cello.", "User", "is learning", "the cello"),
+    ("User dislikes olives.", "User", "dislikes", "olives"),
+]
+
+
+@pytest.mark.parametrize(
+    "said, target, becomes",
+    [
+        ("I relocated to Viseu in the spring.", "User lives in Aveiro.", "Viseu"),
+        ("My cat is currently named Miso.", "User's cat is called Tofu.", "Miso"),
+        ("Nowadays my cat is called Miso.", "User's cat is called Tofu.", "Miso"),
+        ("I don't use Vim anymore.", "User uses Vim.", None),
+        ("I've stopped using Vim.", "User uses Vim.", None),
+    ],
+)
+def test_store_manager_changes_the_record_of_the_same_subject_and_slot(
+    said, target, becomes, embeddings
+):
+    from langmem import create_memory_store_manager
+    from pydantic import BaseModel
+
+    class Fact(BaseModel):
+        content: str
+        subject: str
+        predicate: str
+        object: str
+
+    store = new_store(embeddings)
+    ns = ("facts", "zoe")
+    for n, (content, s, p, o) in enumerate(PLANTED):
+        value = {"content": content, "subject": s, "predicate": p, "object": o}
+        store.put(ns, f"f{n:02d}", {"kind": "Fact", "content": value})
+    key = {c: f"f{n:02d}" for n, (c, *_) in enumerate(PLANTED)}[target]
+    manager = create_memory_store_manager(
+        MODEL, schemas=[Fact], namespace=ns, store=store, enable_deletes=True
+    )
+    assert key in [h.key for h in store.search(ns, query=said, limit=5)], "not a candidate"
+    before = {i.key: i.value["content"]["content"] for i in store.search(ns, limit=100)}
+    manager.invoke({"messages": [HumanMessage(said)]})
+    after = {i.key: i.value["content"]["content"] for i in store.search(ns, limit=100)}
+    changed = {k for k in before.keys() & after.keys() if before[k] != after[k]}
+    if becomes is None:
+        assert (before.keys() - after.keys(), after.keys() - before.keys(), changed) == (
+            {key},
+            set(),
+            set(),
+        )
+    else:
+        assert (changed, after.keys() - before.keys(), before.keys() - after.keys()) == (
+            {key},
+            set(),
+            set(),
+        )
+        assert becomes in after[key]
+
+
+def test_a_relatives_record_is_not_the_users_slot():
+    from langmem import create_memory_manager
+
+    from memlib.semantic import Fact
+
+    manager = create_memory_manager(MODEL, schemas=[Fact], enable_deletes=True)
+    existing = [
+        (
+            "b",
+            "Fact",
+            {
+                "content": "User's brother lives in Leiria.",
+                "subject": "User's brother",
+                "predicate": "lives in",
+                "object": "Leiria",
+            },
+        ),
+        (
+            "u",
+            "Fact",
+            {
+                "content": "User lives in Aveiro.",
+                "subject": "User",
+                "predicate": "lives in",
+                "object": "Aveiro",
+            },
+        ),
+    ]
+    out = manager.invoke(
+        {"messages": [HumanMessage("I relocated to Viseu in the spring.")], "existing": existing}
+    )
+    changed = {m.id: m.content.content for m in out if not isinstance(m.content, dict)}
+    assert changed == {"u": "User lives in Viseu."}
