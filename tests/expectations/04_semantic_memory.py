@@ -12,12 +12,14 @@ floor; the update, delete and the no-duplicate checks are exact. Token figures h
 that a change of tokenizer overhead or prompt wording does not break them, but "everything"
 must stay several times "top-k".
 
-Not asserted: consolidation_right (of three changes that contradict planted facts in the full
-collection, how many the manager applied to the right record and nothing else). That is the chat
-model's skill; the offline model got 0 of 3 on 2026-11-29 (it moved the user's mother instead of
-the user, added a second dog instead of renaming, and did not read "I'm no longer allergic" as a
-retraction). Asserted is the store's part: every outdated record was among the manager's
-candidates.
+consolidation_right (of three changes that contradict planted facts in the full collection, how
+many the manager applied to the right record and nothing else) is the chat model's skill, so the
+notebook records it without asserting it. The offline model got 0 of 3 at first (it moved the
+user's mother instead of the user, added a second dog instead of renaming, and did not read "I'm
+no longer allergic" as a retraction); after its slot rules learned subject + predicate, time words
+and "no longer" (memlib/offline_tools.py, tested in tests/test_offline_langmem.py with other
+phrasings) it got 3 of 3 on 2026-11-29, which is pinned here for the offline backend. The store's
+part is asserted in the notebook: every outdated record was among the manager's candidates.
 """
 
 EXPECT = {
@@ -50,6 +52,8 @@ EXPECT = {
     "answer_fact_in_top_k": (">=", 7),
     # consolidation in the full collection: retrieval's part
     "consolidation_target_in_candidates": ("==", 3),
+    # consolidation in the full collection: the offline model's part
+    "consolidation_right": ("==", 3),
     # answering in a new thread from the LangGraph load_memory node
     "new_thread_answer_name_right": ("true",),
     "new_thread_answer_employer_right": ("true",),
