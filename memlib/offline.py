@@ -1480,10 +1480,11 @@ class OfflineChatModel(BaseChatModel):
       or for an enum the option closest in meaning to the user's message). Collection schemas
       (Memory(content), triples, one profile slot) get one call per fact; several schemas each get
       a call when the conversation has content for them. trustcall: with existing records it
-      answers PatchDoc (the newer statement wins; profile documents are patched field by field),
-      RemoveDoc (the user retracts: "forget that ...", "I no longer ...") and new schema calls; on
-      a validation error
-      it answers PatchFunctionErrors / PatchFunctionName from the error text. LangMem: Done on
+      answers PatchDoc for the record with the same subject and slot (the newer statement wins,
+      "now" / "these days" ignored; only changed fields, a context field gets the user's new
+      sentence; profile documents are patched field by field), RemoveDoc for the record whose
+      subject / predicate / object the user retracts ("forget that ...", "I no longer ...",
+      "not ... anymore", "I stopped ...") and new schema calls; on a validation error it answers PatchFunctionErrors / PatchFunctionName from the error text. LangMem: Done on
       later steps, prompt-optimizer tools add feedback as rules to the prompt (feedback given
       as a dict literal gives its text values; a bare score adds no rule). With tool_choice
       auto, when the user states facts or says "remember ..." / "forget ...", it searches memory
