@@ -42,6 +42,7 @@ notebooks: $(STAMP)
 	$(PY) -m pytest tests -m notebook
 
 lab: $(STAMP)
+	$(PY) scripts/lab_settings.py
 	$(VENV)/bin/jupyter lab notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lint: $(STAMP)

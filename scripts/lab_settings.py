@@ -1,0 +1,15 @@
+"""Write JupyterLab overrides into the virtualenv: no news feed, no update check (offline first)."""
+
+import json
+import sys
+from pathlib import Path
+
+OVERRIDES = {
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}
+}
+
+path = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+path.parent.mkdir(parents=True, exist_ok=True)
+current = json.loads(path.read_text()) if path.exists() else {}
+current.update(OVERRIDES)
+path.write_text(json.dumps(current, indent=2) + "\n")
