@@ -78,18 +78,6 @@ def ensure_kernel() -> None:
     install(kernel_name=KERNEL, display_name="Python (memlib)", prefix=sys.prefix)
 
 
-def _ipc_kernel_manager():
-    """A kernel manager whose kernel talks over local IPC sockets instead of TCP ports."""
-    from jupyter_client.manager import AsyncKernelManager
-
-    class IPCKernelManager(AsyncKernelManager):
-        def __init__(self, **kwargs):
-            kwargs.setdefault("transport", "ipc")
-            super().__init__(**kwargs)
-
-    return IPCKernelManager
-
-
 def notebook_timeout(notebook: str | os.PathLike) -> int:
     """A notebook's time budget: metadata {"memlib": {"timeout": N}} or DEFAULT_TIMEOUT."""
     meta = json.loads(Path(notebook).read_text()).get("metadata", {})
@@ -119,7 +107,6 @@ def execute(notebook: str | os.PathLike, timeout: int | None = None, parameters=
         execution_timeout=timeout,
         progress_bar=False,
         report_mode=False,
-        kernel_manager_class=_ipc_kernel_manager(),
     )
     elapsed = time.perf_counter() - start
     if elapsed > timeout:
