@@ -26,8 +26,11 @@ KERNEL = "memlib"
 DEFAULT_TIMEOUT = 300  # seconds a notebook may take, unless its metadata sets memlib.timeout
 
 
-def record(name: str, value):
-    """Show a figure in the notebook and keep it for the test runner. Used in every Checks section."""
+def record(name: str, value) -> None:
+    """Show a figure in the notebook and keep it for the test runner. Used in every Checks section.
+
+    Returns None, so a record(...) at the end of a cell does not echo the value a second time.
+    """
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"record name must be a non-empty string, got {name!r}")
     if hasattr(value, "item"):  # numpy scalars
@@ -42,7 +45,6 @@ def record(name: str, value):
         {RECORD_MIME: {"name": name, "value": value}, "text/plain": f"recorded {name} = {value!r}"},
         raw=True,
     )
-    return value
 
 
 def read_records(notebook_path: str | os.PathLike) -> dict:
@@ -107,6 +109,7 @@ def execute(notebook: str | os.PathLike, timeout: int | None = None, parameters=
         execution_timeout=timeout,
         progress_bar=False,
         report_mode=False,
+        start_timeout=120,  # kernel start-up; a loaded 2-core machine can take tens of seconds
     )
     elapsed = time.perf_counter() - start
     if elapsed > timeout:
