@@ -65,6 +65,15 @@ def content_terms(text: str) -> set[str]:
     return {_stem(w) for w in _WORD.findall(text or "") if w.lower() not in STOPWORDS}
 
 
+def term_words(text: str) -> dict[str, str]:
+    """Each of the text's content terms (stemmed as content_terms does) -> its first word, lower-cased."""
+    found: dict[str, str] = {}
+    for w in _WORD.findall(text or ""):
+        if w.lower() not in STOPWORDS:
+            found.setdefault(_stem(w), w.lower().strip("'"))
+    return found
+
+
 _NUMBER = re.compile(r"(?<![\w])[$€£]?\d[\d,.:/%-]*\d?%?(?![\w])")
 _QUOTED = re.compile(r"[\"“'`]([^\"”'`\n]{2,40})[\"”'`]")
 _TECH = re.compile(

@@ -41,6 +41,7 @@ from memlib.extraction import (
     extract_facts,
     from_user,
     split_sentences,
+    term_words,
     to_third_person,
     with_article,
 )
@@ -211,10 +212,20 @@ def grade(
     return relevant, cosine, overlap, shared
 
 
+def _shown_terms(query: str, shared: list[str]) -> str:
+    """The query's own words behind the shared stems ('during', not 'dur'), at most five."""
+    words = term_words(query)
+    return ", ".join(sorted(words.get(stem, stem) for stem in shared)[:5]) or "none"
+
+
+def _grade_reason(query: str, cosine: float, shared: list[str], threshold: float) -> str:
+    terms = _shown_terms(query, shared)
+    return f"similarity {cosine:.2f} (threshold {threshold}), shared terms: {terms}."
+
+
 def _grade_with_reason(query: str, document: str, threshold: float) -> tuple[bool, str]:
     relevant, cosine, _, shared = grade(query, document, threshold)
-    terms = ", ".join(shared[:5]) or "none"
-    return relevant, f"similarity {cosine:.2f} (threshold {threshold}), shared terms: {terms}."
+    return relevant, _grade_reason(query, cosine, shared, threshold)
 
 
 def _grade_labels(instruction: str) -> tuple[str, str]:
@@ -233,9 +244,8 @@ def grade_skill(request: Request) -> str:
     threshold = request.relevance_threshold
     relevant, cosine, overlap, shared = grade(query, document, threshold)
     yes, no = _grade_labels(request.system_text + "\n" + request.last_human)
-    terms = ", ".join(shared[:5]) or "none"
     verdict = yes if relevant else no
-    return f"{verdict} - similarity {cosine:.2f} (threshold {threshold}), shared terms: {terms}."
+    return f"{verdict} - {_grade_reason(query, cosine, shared, threshold)}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -311,3 +311,28 @@ def test_memory_text_told_back_in_the_second_person():
     out = reply(system, HumanMessage("What is my account number?"))
     assert "your account number is 4417-B" in out and "you account" not in out, out
     assert "you travel to Lagos" in reply(system, HumanMessage("Where do I travel every spring?"))
+
+
+def test_grade_reason_shows_the_querys_words_not_stems():
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from memlib.offline import OfflineChatModel
+
+    reply = (
+        OfflineChatModel()
+        .invoke(
+            [
+                SystemMessage(
+                    "Grade whether the document is relevant to the query. Answer yes or no."
+                ),
+                HumanMessage(
+                    "Query: Which libraries were updated during the sprint?\n"
+                    "Document: During the last sprint we updated three libraries and the CI images."
+                ),
+            ]
+        )
+        .content
+    )
+    terms = reply.split("shared terms:")[1]
+    assert "during" in terms and "libraries" in terms and "updated" in terms, reply
+    assert "dur," not in terms and "library" not in terms, reply
