@@ -26,6 +26,25 @@ def new_store(embeddings):
     return InMemoryStore(index={"dims": 384, "embed": embeddings})
 
 
+def memory_agent(store, namespace=("memories", "{user_id}"), schema=None):
+    """A ReAct agent with LangMem's manage_memory and search_memory tools on the given store."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.prebuilt import create_react_agent
+    from langmem import create_manage_memory_tool, create_search_memory_tool
+
+    manage = (
+        create_manage_memory_tool(namespace, schema=schema)
+        if schema
+        else create_manage_memory_tool(namespace)
+    )
+    return create_react_agent(
+        MODEL,
+        tools=[manage, create_search_memory_tool(namespace)],
+        store=store,
+        checkpointer=InMemorySaver(),
+    )
+
+
 def contents(memories) -> list[str]:
     out = []
     for m in memories:
@@ -135,18 +154,8 @@ def test_store_manager_with_query_model_searches_first(embeddings):
 
 
 def test_react_agent_remembers_across_threads(embeddings):
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.prebuilt import create_react_agent
-    from langmem import create_manage_memory_tool, create_search_memory_tool
-
     store = new_store(embeddings)
-    namespace = ("memories", "{user_id}")
-    agent = create_react_agent(
-        MODEL,
-        tools=[create_manage_memory_tool(namespace), create_search_memory_tool(namespace)],
-        store=store,
-        checkpointer=InMemorySaver(),
-    )
+    agent = memory_agent(store)
     t1 = {"configurable": {"user_id": "carol", "thread_id": "t1"}}
     out1 = agent.invoke(
         {"messages": [HumanMessage("Hi! My name is Carol and I work at Umbrella as a nurse.")]}, t1
@@ -404,18 +413,8 @@ def test_triples_update_the_same_slot(embeddings):
 
 
 def test_react_agent_updates_and_deletes_instead_of_duplicating(embeddings):
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.prebuilt import create_react_agent
-    from langmem import create_manage_memory_tool, create_search_memory_tool
-
     store = new_store(embeddings)
-    namespace = ("memories", "{user_id}")
-    agent = create_react_agent(
-        MODEL,
-        tools=[create_manage_memory_tool(namespace), create_search_memory_tool(namespace)],
-        store=store,
-        checkpointer=InMemorySaver(),
-    )
+    agent = memory_agent(store)
 
     def say(text, thread):
         config = {"configurable": {"user_id": "erin", "thread_id": thread}}
@@ -541,18 +540,8 @@ QUESTIONS = {
 
 @pytest.mark.parametrize("text, expected", UNSEEN)
 def test_generality_through_the_agent_across_threads(text, expected, embeddings):
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.prebuilt import create_react_agent
-    from langmem import create_manage_memory_tool, create_search_memory_tool
-
     store = new_store(embeddings)
-    namespace = ("memories", "{user_id}")
-    agent = create_react_agent(
-        MODEL,
-        tools=[create_manage_memory_tool(namespace), create_search_memory_tool(namespace)],
-        store=store,
-        checkpointer=InMemorySaver(),
-    )
+    agent = memory_agent(store)
     agent.invoke(
         {"messages": [HumanMessage(text)]}, {"configurable": {"user_id": "u", "thread_id": "1"}}
     )
@@ -607,9 +596,6 @@ def test_memory_manager_stores_every_packed_fact(text, values):
 
 
 def test_manage_memory_with_a_profile_schema_keeps_one_document(embeddings):
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.prebuilt import create_react_agent
-    from langmem import create_manage_memory_tool, create_search_memory_tool
     from pydantic import BaseModel, Field
 
     class UserProfile(BaseModel):
@@ -619,16 +605,7 @@ def test_manage_memory_with_a_profile_schema_keeps_one_document(embeddings):
         preferences: list[str] = Field(default_factory=list)
 
     store = new_store(embeddings)
-    namespace = ("profile", "{user_id}")
-    agent = create_react_agent(
-        MODEL,
-        tools=[
-            create_manage_memory_tool(namespace, schema=UserProfile),
-            create_search_memory_tool(namespace),
-        ],
-        store=store,
-        checkpointer=InMemorySaver(),
-    )
+    agent = memory_agent(store, namespace=("profile", "{user_id}"), schema=UserProfile)
     for n, text in enumerate(
         ["I'm Alice, I work at Acme and I live in Lisbon.", "I moved to Porto. I prefer dark mode."]
     ):
