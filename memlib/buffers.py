@@ -35,9 +35,9 @@ from langchain_core.messages import (
     trim_messages,
 )
 
+from memlib.fixtures import DATA_DIR
 from memlib.tokens import TokenCounter
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 CONVERSATIONS = DATA_DIR / "conversations"
 
 TokenCounterFn = Callable[[list[BaseMessage]], int]

@@ -20,10 +20,9 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from memlib.fixtures import read_jsonl
+from memlib.fixtures import DATA_DIR, read_jsonl
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS_PATH = ROOT / "data" / "corpus" / "documents.jsonl"
+CORPUS_PATH = DATA_DIR / "corpus" / "documents.jsonl"
 FIELDS = ("id", "title", "text", "updated", "topic", "superseded_by")
 
 

@@ -28,10 +28,9 @@ from langchain_core.messages import SystemMessage, convert_to_messages
 from langgraph.store.base import BaseStore, Item
 from pydantic import BaseModel, Field, StringConstraints
 
-from memlib.fixtures import read_jsonl
+from memlib.fixtures import DATA_DIR, read_jsonl
 
-ROOT = Path(__file__).resolve().parent.parent
-EPISODES_DIR = ROOT / "data" / "episodes"
+EPISODES_DIR = DATA_DIR / "episodes"
 NAMESPACE = "episodes"
 EPISODE_FIELDS = ("situation", "approach", "outcome", "lesson")
 INDEX_FIELDS = ["situation", "lesson"]  # what the notebook embeds; see notebooks/03

@@ -36,10 +36,10 @@ from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
 
-from memlib.fixtures import read_jsonl
+from memlib.fixtures import DATA_DIR, read_jsonl
 from memlib.tokens import count_text_tokens
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "procedural"
+PROCEDURAL_DIR = DATA_DIR / "procedural"
 NAMESPACE_ROOT = "prompts"
 POINTER_KEY = "system"
 DEFAULT_MAX_TOKENS = 400
@@ -341,7 +341,7 @@ def prompt_diff(old: str, new: str, old_label: str = "old", new_label: str = "ne
 
 def load_feedback(path: str | Path | None = None) -> list[dict]:
     """Conversations with reviewer feedback, {id, messages, feedback}, from data/procedural/feedback.jsonl. Introduced in notebooks/08_procedural_memory.ipynb."""
-    path = Path(path) if path is not None else DATA_DIR / "feedback.jsonl"
+    path = Path(path) if path is not None else PROCEDURAL_DIR / "feedback.jsonl"
     rows = read_jsonl(path)
     for n, row in enumerate(rows, 1):
         if not row.get("messages") or not str(row.get("feedback", "")).strip():

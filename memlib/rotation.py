@@ -44,10 +44,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from memlib.fixtures import read_jsonl
+from memlib.fixtures import DATA_DIR, read_jsonl
 from memlib.tokens import TokenCounter
 
-CONVERSATIONS = Path(__file__).resolve().parent.parent / "data" / "conversations"
+CONVERSATIONS = DATA_DIR / "conversations"
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 SUMMARY_HEADING = "Summary of the earlier conversation:"
 DEFAULT_SUMMARY_WORDS = 120

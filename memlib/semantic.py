@@ -22,9 +22,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from memlib.fixtures import read_jsonl
+from memlib.fixtures import DATA_DIR, read_jsonl
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "semantic"
+DATA = DATA_DIR / "semantic"
 
 PROFILE_NAMESPACE = ("users", "{user_id}", "profile")
 FACTS_NAMESPACE = ("users", "{user_id}", "facts")

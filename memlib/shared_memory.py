@@ -43,10 +43,9 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from memlib.fixtures import read_jsonl
+from memlib.fixtures import DATA_DIR, read_jsonl
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA_DIR = ROOT / "data" / "shared_memory"
+SHARED_DIR = DATA_DIR / "shared_memory"
 PROVENANCE_FIELDS = ("written_by", "written_at", "source_thread", "revision", "previous_writer")
 _LIST_ALL = 1_000_000  # list_namespaces is filtered after the wrapped store answers
 
@@ -273,7 +272,7 @@ MEMORY_KINDS = ("user", "shared", "private")
 
 def load_memories(path: str | Path | None = None) -> list[dict]:
     """The planted memories of two orgs, four users and three agents (data/shared_memory/memories.jsonl). Introduced in notebooks/05_cross_agent_memory.ipynb."""
-    path = Path(path) if path is not None else DATA_DIR / "memories.jsonl"
+    path = Path(path) if path is not None else SHARED_DIR / "memories.jsonl"
     rows = read_jsonl(path)
     seen = set()
     for r in rows:
@@ -293,7 +292,7 @@ def load_memory_queries(
     path: str | Path | None = None, memories: Sequence[dict] | None = None
 ) -> list[dict]:
     """Questions an agent asks for a user, with the planted memory that answers each. Introduced in notebooks/05_cross_agent_memory.ipynb."""
-    path = Path(path) if path is not None else DATA_DIR / "queries.jsonl"
+    path = Path(path) if path is not None else SHARED_DIR / "queries.jsonl"
     rows = read_jsonl(path)
     ids = {m["id"] for m in (memories if memories is not None else load_memories())}
     for r in rows:
@@ -309,7 +308,7 @@ def load_memory_queries(
 
 def load_sources(path: str | Path | None = None) -> list[dict]:
     """Source documents a researcher agent reads (data/shared_memory/sources.jsonl). Introduced in notebooks/05_cross_agent_memory.ipynb."""
-    path = Path(path) if path is not None else DATA_DIR / "sources.jsonl"
+    path = Path(path) if path is not None else SHARED_DIR / "sources.jsonl"
     rows = read_jsonl(path)
     for r in rows:
         for field in ("id", "org", "title", "text"):

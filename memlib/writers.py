@@ -29,9 +29,9 @@ from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from memlib.fixtures import read_jsonl
+from memlib.fixtures import DATA_DIR, read_jsonl
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "writers"
+DATA = DATA_DIR / "writers"
 
 EXPLICIT_REQUEST = re.compile(
     r"^\s*(?:please\s+)?(?:remember|don'?t forget|do not forget|note)\b(?:\s+that)?", re.IGNORECASE
