@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -83,13 +84,23 @@ def get_embeddings() -> Embeddings:
 
 
 def embedding_dims() -> int:
-    """Vector size of `get_embeddings()`, for a store's index config."""
+    """Vector size of `get_embeddings()`, for a store's index config.
+
+    OpenAI's own embedding models have known sizes; any other model name (a local server's
+    nomic-embed-text, bge-m3, ...) is asked once, by embedding one word."""
     if embeddings_backend() == "openai":
         model = os.environ.get("MEMLIB_OPENAI_EMBEDDING_MODEL", DEFAULT_OPENAI_EMBEDDING_MODEL)
-        return OPENAI_EMBEDDING_DIMS.get(model, 1536)
+        if model in OPENAI_EMBEDDING_DIMS:
+            return OPENAI_EMBEDDING_DIMS[model]
+        return _probed_dims(model, os.environ.get("OPENAI_BASE_URL", ""))
     from memlib.embeddings import DIMS
 
     return DIMS
+
+
+@lru_cache(maxsize=8)
+def _probed_dims(model: str, base_url: str) -> int:
+    return len(get_embeddings().embed_query("dimensions"))
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,23 @@ notebook's outputs; `run_notebooks()` executes notebooks with papermill, each in
 with its own timeout and output directory, and collects every recorded figure into
 build/notebooks/records.json as {notebook file name: {figure name: value}}.
 
-Command line: `python -m memlib [NOTEBOOK ...]` runs the given notebooks (default: all).
+Three ways to run them (`VARIANTS`), each into its own build directory:
+- `offline`: the offline model in the kernel (build/notebooks/, what `make run` does);
+- `openai`: langchain-openai's ChatOpenAI and OpenAIEmbeddings against a local OpenAI-compatible
+  server (memlib.openai_server) that answers with the offline model and refuses, with HTTP 400,
+  what the OpenAI API refuses (build/notebooks-openai/);
+- `reworded`: the same server rewording every reply while keeping its meaning, standing in for
+  the variety of real models (build/notebooks-reworded/).
+The server variants also write calls.json: chat and embedding requests per notebook.
+
+Command line: `python -m memlib [--variant V] [NOTEBOOK ...]` runs the given notebooks
+(default: all).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -24,6 +35,20 @@ NOTEBOOKS = ROOT / "notebooks"
 BUILD = ROOT / "build" / "notebooks"
 KERNEL = "memlib"
 DEFAULT_TIMEOUT = 300  # seconds a notebook may take, unless its metadata sets memlib.timeout
+VARIANTS = ("offline", "openai", "reworded")
+SERVER_MODES = {"openai": "plain", "reworded": "reworded"}
+# The model names the kernel asks the local server for; the server answers every name alike.
+# The embedding model is not an OpenAI name, so embedding_dims() asks the server for the size.
+SERVED_CHAT_MODEL = "gpt-4o-mini"
+SERVED_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+_BACKEND_VARS = (
+    "MEMLIB_LLM",
+    "MEMLIB_EMBEDDINGS",
+    "MEMLIB_OPENAI_MODEL",
+    "MEMLIB_OPENAI_EMBEDDING_MODEL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+)
 
 
 def record(name: str, value) -> None:
@@ -60,9 +85,76 @@ def read_records(notebook_path: str | os.PathLike) -> dict:
     return found
 
 
-def output_dir(notebook: str | os.PathLike) -> Path:
-    """Where a notebook writes its files: build/notebooks/<stem>/."""
-    return BUILD / Path(notebook).stem
+def _check_variant(variant: str | None) -> str | None:
+    if variant is not None and variant not in VARIANTS:
+        raise ValueError(f"variant {variant!r} is not one of {VARIANTS} (or None)")
+    return variant
+
+
+def build_dir(variant: str | None = None) -> Path:
+    """Where one variant's executed notebooks go: build/notebooks[-<variant>]/.
+
+    None (the backend the environment chooses) and "offline" share build/notebooks/.
+    """
+    _check_variant(variant)
+    return BUILD if variant in (None, "offline") else BUILD.with_name(f"notebooks-{variant}")
+
+
+def output_dir(notebook: str | os.PathLike, variant: str | None = None) -> Path:
+    """Where a notebook writes its files: build/notebooks[-<variant>]/<stem>/."""
+    return build_dir(variant) / Path(notebook).stem
+
+
+def variant_env(variant: str | None, base_url: str | None = None) -> dict[str, str] | None:
+    """The backend environment variables a kernel gets for one variant (None: leave it be)."""
+    if _check_variant(variant) is None:
+        return None
+    if variant == "offline":
+        return {"MEMLIB_LLM": "offline", "MEMLIB_EMBEDDINGS": "offline"}
+    if not base_url:
+        raise ValueError(f"variant {variant!r} needs the local server's base_url, got {base_url!r}")
+    return {
+        "MEMLIB_LLM": "openai",
+        "MEMLIB_EMBEDDINGS": "openai",
+        "MEMLIB_OPENAI_MODEL": SERVED_CHAT_MODEL,
+        "MEMLIB_OPENAI_EMBEDDING_MODEL": SERVED_EMBEDDING_MODEL,
+        "OPENAI_API_KEY": "sk-local-test-server",
+        "OPENAI_BASE_URL": base_url,
+    }
+
+
+@contextlib.contextmanager
+def backend_environment(env: dict[str, str] | None):
+    """Set the backend variables (and clear the other ones) for kernels started inside.
+
+    None leaves the environment as it is."""
+    if env is None:
+        yield
+        return
+    saved = {k: os.environ.get(k) for k in _BACKEND_VARS}
+    try:
+        for k in _BACKEND_VARS:
+            os.environ.pop(k, None)
+        os.environ.update(env)
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@contextlib.contextmanager
+def serving(variant: str | None):
+    """Yield (env, server) for a variant: the local OpenAI-compatible server runs inside."""
+    if _check_variant(variant) in (None, "offline"):
+        yield variant_env(variant), None
+        return
+    from memlib.openai_server import OpenAICompatibleServer
+
+    with OpenAICompatibleServer(port=0, mode=SERVER_MODES[variant]) as server:
+        yield variant_env(variant, server.base_url), server
 
 
 def ensure_kernel() -> None:
@@ -86,19 +178,25 @@ def notebook_timeout(notebook: str | os.PathLike) -> int:
     return int(meta.get("memlib", {}).get("timeout", DEFAULT_TIMEOUT))
 
 
-def execute(notebook: str | os.PathLike, timeout: int | None = None, parameters=None) -> dict:
-    """Execute one notebook in a fresh kernel into build/notebooks/; return its recorded figures.
+def execute(
+    notebook: str | os.PathLike,
+    timeout: int | None = None,
+    parameters=None,
+    variant: str | None = None,
+) -> dict:
+    """Execute one notebook in a fresh kernel into build_dir(variant); return its figures.
 
-    No cell may run longer than the notebook's budget, and the whole run must fit in it too.
+    The kernel inherits this process's environment: run it inside `backend_environment` to choose
+    the backend. No cell may run longer than the notebook's budget, nor the whole run.
     """
     import papermill as pm
 
     src = Path(notebook).resolve()
     timeout = timeout or notebook_timeout(src)
     start = time.perf_counter()
-    out_dir = output_dir(src)
+    out_dir = output_dir(src, variant)
     out_dir.mkdir(parents=True, exist_ok=True)
-    dest = BUILD / src.name
+    dest = build_dir(variant) / src.name
     params = {"OUTPUT_DIR": str(out_dir), **(parameters or {})}
     pm.execute_notebook(
         str(src),
@@ -117,9 +215,9 @@ def execute(notebook: str | os.PathLike, timeout: int | None = None, parameters=
     return read_records(dest)
 
 
-def write_records(records: dict) -> Path:
-    """Merge figures into build/notebooks/records.json."""
-    path = BUILD / "records.json"
+def write_records(records: dict, variant: str | None = None, name: str = "records.json") -> Path:
+    """Merge {notebook: figures} into build_dir(variant)/records.json (or another JSON file)."""
+    path = build_dir(variant) / name
     merged = json.loads(path.read_text()) if path.exists() else {}
     merged.update(records)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -129,25 +227,38 @@ def write_records(records: dict) -> Path:
     return path
 
 
+def counters(server, since: dict | None = None) -> dict:
+    """The server's request counters now, or how much each grew since an earlier reading."""
+    now = {k: v for k, v in server.stats.items() if isinstance(v, int)}
+    return {k: v - (since or {}).get(k, 0) for k, v in now.items()}
+
+
 def all_notebooks() -> list[Path]:
     return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
-def run_notebooks(notebooks=None, timeout: int | None = None) -> dict:
+def run_notebooks(notebooks=None, timeout: int | None = None, variant: str | None = None) -> dict:
     """Execute notebooks one by one, each in a fresh kernel; write records.json; return records."""
     ensure_kernel()
     paths = [Path(n) for n in notebooks] if notebooks else all_notebooks()
-    records, failures = {}, []
-    for path in paths:
-        start = time.perf_counter()
-        try:
-            records[path.name] = execute(path, timeout=timeout)
-            status = "ok"
-        except Exception as exc:  # report every notebook, then fail
-            failures.append((path.name, exc))
-            status = f"FAILED: {type(exc).__name__}"
-        print(f"{path.name:45s} {time.perf_counter() - start:6.1f} s  {status}", flush=True)
-    write_records(records)
+    records, calls, failures = {}, {}, []
+    with serving(variant) as (env, server), backend_environment(env):
+        for path in paths:
+            start = time.perf_counter()
+            before = counters(server) if server else None
+            try:
+                records[path.name] = execute(path, timeout=timeout, variant=variant)
+                status = "ok"
+            except Exception as exc:  # report every notebook, then fail
+                failures.append((path.name, exc))
+                status = f"FAILED: {type(exc).__name__}"
+            if server:
+                calls[path.name] = counters(server, since=before)
+                status += f"  {calls[path.name]['chat_requests']} model calls"
+            print(f"{path.name:45s} {time.perf_counter() - start:6.1f} s  {status}", flush=True)
+    write_records(records, variant)
+    if calls:
+        write_records(calls, variant, name="calls.json")
     if failures:
         for name, exc in failures:
             print(f"\n--- {name} ---\n{exc}", file=sys.stderr)
@@ -159,9 +270,17 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", help="notebook paths (default: all)")
     parser.add_argument("--timeout", type=int, default=None, help="seconds per notebook")
+    parser.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default=None,
+        help="offline: the offline model in the kernel; openai / reworded: ChatOpenAI against "
+        "the local server, plain or rewording its replies (default: the backend MEMLIB_LLM and "
+        "OPENAI_API_KEY choose)",
+    )
     args = parser.parse_args(argv)
-    run_notebooks(args.notebooks or None, timeout=args.timeout)
-    print(f"records: {BUILD / 'records.json'}")
+    run_notebooks(args.notebooks or None, timeout=args.timeout, variant=args.variant)
+    print(f"records: {build_dir(args.variant) / 'records.json'}")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,18 @@
-"""Execute every notebook with papermill (fresh kernel each) and assert on its recorded figures.
+"""Execute every notebook with papermill (fresh kernel each), three ways, and check its figures.
 
-Each notebook's expected figures live in tests/expectations/<notebook stem>.py as
-EXPECT = {figure name: check}, where a check is one of
-    ("==", value) | ("between", low, high) | (">=", low) | ("<=", high) | ("true",) | ("false",).
-A figure listed there but not recorded fails the test, so a Checks cell cannot be silently dropped.
+The three variants (memlib.testing.VARIANTS):
+- offline: the offline model in the kernel. Each recorded figure is checked against
+  tests/expectations/<notebook stem>.py, EXPECT = {figure name: check}, where a check is one of
+      ("==", value) | ("between", low, high) | (">=", low) | ("<=", high) | ("true",) | ("false",).
+  A figure listed there but not recorded fails the test, so a Checks cell cannot be silently dropped.
+- openai: ChatOpenAI and OpenAIEmbeddings against the local OpenAI-compatible server answering
+  with the offline model. Every figure must equal the offline run's (same session), except those
+  named in the expectations' OPENAI_DIFFERENCES = {figure name: why}, which the README lists.
+- reworded: the same server rewording each reply. The notebook must run to its end (its own
+  asserts hold on any competent model) and record every expected figure; values are not pinned.
+
+offline and openai run in one xdist group (openai compares with the offline records of the same
+session), reworded in another, so `pytest -n 2` runs them side by side.
 """
 
 from __future__ import annotations
@@ -14,19 +23,28 @@ from pathlib import Path
 
 import pytest
 
-from memlib.testing import all_notebooks, ensure_kernel, execute, write_records
+from memlib.testing import (
+    all_notebooks,
+    backend_environment,
+    counters,
+    ensure_kernel,
+    execute,
+    serving,
+    write_records,
+)
 
 EXPECTATIONS = Path(__file__).parent / "expectations"
+_OFFLINE_RECORDS: dict[str, dict] = {}
 
 
-def load_expectations(stem: str) -> dict:
+def load_expectations(stem: str):
     path = EXPECTATIONS / f"{stem}.py"
     if not path.exists():
-        return {}
+        return None
     spec = importlib.util.spec_from_file_location(f"expect_{stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.EXPECT
+    return module
 
 
 def check(name: str, value, rule: tuple) -> None:
@@ -56,14 +74,64 @@ def _kernel():
     ensure_kernel()
 
 
-@pytest.mark.notebook
-@pytest.mark.parametrize("notebook", all_notebooks(), ids=lambda p: p.stem)
-def test_notebook(notebook: Path):
-    records = execute(notebook)
-    write_records({notebook.name: records})
-    expected = load_expectations(notebook.stem)
-    assert expected, f"no expectations for {notebook.name} in {EXPECTATIONS}"
+@pytest.fixture(scope="session")
+def servers():
+    """One local server per server variant, started on first use, stopped at session end."""
+    with __import__("contextlib").ExitStack() as stack:
+        started = {}
+
+        def get(variant):
+            if variant not in started:
+                started[variant] = stack.enter_context(serving(variant))
+            return started[variant]
+
+        yield get
+
+
+def _cases():
+    for notebook in all_notebooks():
+        for variant, group in (("offline", "main"), ("openai", "main"), ("reworded", "reworded")):
+            yield pytest.param(
+                notebook,
+                variant,
+                id=f"{notebook.stem}-{variant}",
+                marks=[pytest.mark.notebook, pytest.mark.xdist_group(group)],
+            )
+
+
+@pytest.mark.parametrize(("notebook", "variant"), list(_cases()))
+def test_notebook(notebook: Path, variant: str, servers):
+    module = load_expectations(notebook.stem)
+    assert module is not None, f"no expectations for {notebook.name} in {EXPECTATIONS}"
+    expected = module.EXPECT
+    env, server = servers(variant)
+    before = counters(server) if server else None
+    with backend_environment(env):
+        records = execute(notebook, variant=variant)
+    write_records({notebook.name: records}, variant)
+    if server:
+        write_records({notebook.name: counters(server, since=before)}, variant, "calls.json")
+        assert not server.stats.get("rejected_requests"), server.stats
     missing = sorted(set(expected) - set(records))
-    assert not missing, f"{notebook.name} did not record {missing}"
-    for name, rule in expected.items():
-        check(name, records[name], rule)
+    assert not missing, f"{notebook.name} ({variant}) did not record {missing}"
+    if variant == "offline":
+        _OFFLINE_RECORDS[notebook.name] = records
+        for name, rule in expected.items():
+            check(name, records[name], rule)
+    elif variant == "openai":
+        differences = getattr(module, "OPENAI_DIFFERENCES", {})
+        offline = _OFFLINE_RECORDS.get(notebook.name)
+        if offline is None:  # run alone (-k): fall back to the pinned expectations
+            for name, rule in expected.items():
+                if name not in differences:
+                    check(name, records[name], rule)
+            return
+        unequal = {
+            name: (offline[name], records.get(name))
+            for name in offline
+            if name not in differences and records.get(name) != offline[name]
+        }
+        assert not unequal, (
+            f"{notebook.name}: figures on the OpenAI client path differ from the offline run "
+            f"(offline, openai): {unequal}; name them in OPENAI_DIFFERENCES with the reason"
+        )
