@@ -33,7 +33,7 @@ run: $(STAMP)
 	$(PY) -m memlib
 
 test: $(STAMP)
-	$(PY) -m pytest tests
+	$(PY) -m pytest -n 2 --dist loadgroup tests
 
 unit: $(STAMP)
 	$(PY) -m pytest tests -m "not notebook"

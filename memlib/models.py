@@ -4,6 +4,9 @@
 `MEMLIB_EMBEDDINGS` = auto | offline | openai (auto: follows the chat backend, except that a local
 OpenAI-compatible server, i.e. OPENAI_BASE_URL set, keeps offline embeddings, since most local chat
 servers do not serve an embedding model).
+`MEMLIB_STRUCTURED_OUTPUT` = json_schema | function_calling | json_mode: the default `method=` of
+ChatOpenAI.with_structured_output (unset: langchain-openai's default, strict json_schema), for
+local servers without strict JSON-schema support.
 The openai backend is langchain-openai's ChatOpenAI (model from MEMLIB_OPENAI_MODEL, default
 gpt-4o-mini) and OpenAIEmbeddings (MEMLIB_OPENAI_EMBEDDING_MODEL, default
 text-embedding-3-small). Both honour OPENAI_BASE_URL, so Ollama, vLLM or a llama.cpp server work.
@@ -23,6 +26,7 @@ from langchain_core.language_models import BaseChatModel
 BACKENDS = ("auto", "offline", "openai")
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 DEFAULT_OPENAI_EMBEDDING_MODEL = "text-embedding-3-small"
+STRUCTURED_OUTPUT_METHODS = ("json_schema", "function_calling", "json_mode")
 OPENAI_EMBEDDING_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072}
 
 
@@ -57,15 +61,44 @@ def embeddings_backend() -> str:
     return choice
 
 
+def structured_output_method() -> str | None:
+    """MEMLIB_STRUCTURED_OUTPUT: the `method=` ChatOpenAI.with_structured_output defaults to.
+
+    Unset: langchain-openai's own default (json_schema: OpenAI's strict structured outputs).
+    Servers without strict JSON-schema support take function_calling or json_mode."""
+    value = os.environ.get("MEMLIB_STRUCTURED_OUTPUT", "").strip() or None
+    if value is not None and value not in STRUCTURED_OUTPUT_METHODS:
+        raise ValueError(
+            f"MEMLIB_STRUCTURED_OUTPUT={value!r} is not a method; "
+            f"expected one of {STRUCTURED_OUTPUT_METHODS}"
+        )
+    return value
+
+
+@lru_cache(maxsize=4)
+def _chat_openai_class(method: str | None):
+    from langchain_openai import ChatOpenAI
+
+    if method is None:
+        return ChatOpenAI
+
+    class ChatOpenAIWithMethod(ChatOpenAI):
+        """ChatOpenAI whose with_structured_output defaults to another `method=`."""
+
+        def with_structured_output(self, schema=None, *, method: str = method, **kwargs):
+            return super().with_structured_output(schema, method=method, **kwargs)
+
+    return ChatOpenAIWithMethod
+
+
 def get_chat_model(temperature: float = 0.0, **kwargs) -> BaseChatModel:
     """The active chat model: OfflineChatModel or ChatOpenAI. Introduced in notebooks/01."""
     if llm_backend() == "openai":
-        from langchain_openai import ChatOpenAI
-
         model = os.environ.get("MEMLIB_OPENAI_MODEL", DEFAULT_OPENAI_MODEL)
         if not os.environ.get("OPENAI_API_KEY"):
             kwargs.setdefault("api_key", "not-needed")  # local servers accept any key
-        return ChatOpenAI(model=model, temperature=temperature, **kwargs)
+        chat_openai = _chat_openai_class(structured_output_method())
+        return chat_openai(model=model, temperature=temperature, **kwargs)
     from memlib.offline import OfflineChatModel
 
     return OfflineChatModel(**kwargs)

@@ -48,6 +48,7 @@ _BACKEND_VARS = (
     "MEMLIB_OPENAI_EMBEDDING_MODEL",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
+    "MEMLIB_STRUCTURED_OUTPUT",
 )
 
 
@@ -113,7 +114,7 @@ def variant_env(variant: str | None, base_url: str | None = None) -> dict[str, s
         return {"MEMLIB_LLM": "offline", "MEMLIB_EMBEDDINGS": "offline"}
     if not base_url:
         raise ValueError(f"variant {variant!r} needs the local server's base_url, got {base_url!r}")
-    return {
+    env = {
         "MEMLIB_LLM": "openai",
         "MEMLIB_EMBEDDINGS": "openai",
         "MEMLIB_OPENAI_MODEL": SERVED_CHAT_MODEL,
@@ -121,6 +122,9 @@ def variant_env(variant: str | None, base_url: str | None = None) -> dict[str, s
         "OPENAI_API_KEY": "sk-local-test-server",
         "OPENAI_BASE_URL": base_url,
     }
+    if variant == "reworded":  # the other structured-output path: a forced tool call
+        env["MEMLIB_STRUCTURED_OUTPUT"] = "function_calling"
+    return env
 
 
 @contextlib.contextmanager

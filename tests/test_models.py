@@ -5,7 +5,14 @@ from memlib import models
 
 @pytest.fixture
 def env(monkeypatch):
-    for var in ("MEMLIB_LLM", "MEMLIB_EMBEDDINGS", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+    for var in (
+        "MEMLIB_LLM",
+        "MEMLIB_EMBEDDINGS",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "MEMLIB_STRUCTURED_OUTPUT",
+        "MEMLIB_OPENAI_EMBEDDING_MODEL",
+    ):
         monkeypatch.delenv(var, raising=False)
     return monkeypatch
 
@@ -52,3 +59,45 @@ def test_openai_without_key_or_server_is_an_error(env):
     env.setenv("MEMLIB_LLM", "openai")
     with pytest.raises(ValueError, match="OPENAI_API_KEY"):
         models.llm_backend()
+
+
+def test_structured_output_method_is_chosen_by_env(env):
+    from langchain_core.runnables import RunnableSequence
+    from pydantic import BaseModel
+
+    class City(BaseModel):
+        name: str
+
+    env.setenv("OPENAI_API_KEY", "sk-test")
+    plain = models.get_chat_model()
+    assert type(plain).__name__ == "ChatOpenAI"
+    env.setenv("MEMLIB_STRUCTURED_OUTPUT", "function_calling")
+    chat = models.get_chat_model()
+    from langchain_openai import ChatOpenAI
+
+    assert isinstance(chat, ChatOpenAI)
+    bound = chat.with_structured_output(City)
+    assert isinstance(bound, RunnableSequence)
+    # function_calling binds the schema as a forced tool; json_schema would send response_format
+    kwargs = bound.first.kwargs
+    assert kwargs["tools"][0]["function"]["name"] == "City" and "response_format" not in kwargs
+    assert "response_format" in plain.with_structured_output(City).first.kwargs
+
+
+def test_bad_structured_output_method_names_the_value(env):
+    env.setenv("MEMLIB_STRUCTURED_OUTPUT", "xml")
+    with pytest.raises(ValueError, match="'xml'"):
+        models.structured_output_method()
+
+
+def test_unknown_embedding_model_is_asked_for_its_size(env, monkeypatch):
+    env.setenv("OPENAI_API_KEY", "sk-test")
+    env.setenv("MEMLIB_OPENAI_EMBEDDING_MODEL", "nomic-embed-text")
+
+    class Fake:
+        def embed_query(self, text):
+            return [0.0] * 768
+
+    monkeypatch.setattr(models, "get_embeddings", lambda: Fake())
+    models._probed_dims.cache_clear()
+    assert models.embedding_dims() == 768
