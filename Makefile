@@ -29,8 +29,9 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# VARIANT=openai | reworded: ChatOpenAI against the local OpenAI-compatible server (CI's paths)
 run: $(STAMP)
-	$(PY) -m memlib
+	$(PY) -m memlib $(if $(VARIANT),--variant $(VARIANT))
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup tests

@@ -26,7 +26,7 @@ from typing import Annotated, Any
 
 from langchain_core.messages import SystemMessage, convert_to_messages
 from langgraph.store.base import BaseStore, Item
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, Field
 
 from memlib.fixtures import DATA_DIR, read_jsonl
 
@@ -36,7 +36,17 @@ EPISODE_FIELDS = ("situation", "approach", "outcome", "lesson")
 INDEX_FIELDS = ["situation", "lesson"]  # what the notebook embeds; see notebooks/03
 _TYPE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
-_Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+def _non_empty(text: str) -> str:
+    text = text.strip()
+    if not text:
+        raise ValueError("must not be empty or blank")
+    return text
+
+
+# Non-empty is checked by pydantic on the reply, not declared as `minLength` in the JSON schema:
+# some providers' structured output refuses length keywords, and every provider accepts this one.
+_Text = Annotated[str, AfterValidator(_non_empty)]
 
 
 class Episode(BaseModel):

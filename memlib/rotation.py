@@ -5,7 +5,8 @@ Provides:
   `RemoveMessage`) plus `summary`, a plain string.
 - `split_for_summary`: where to cut a history so that an AI tool-call message and its
   ToolMessages always land on the same side (LangMem's summarizer can split them: langmem#98, #126);
-  `check_tool_pairs` raises on a history a provider would reject; `message_shape` draws one.
+  `check_tool_pairs` raises on a history (or, with request=True, a prompt) a provider would
+  reject; `message_shape` draws one.
 - `summary_request` / `prompt_with_summary`: the prompt that asks for a budgeted summary folding in
   the previous one, and the chat prompt with the summary injected into the system message.
 - `chat_node`, `compress_node`, `route_after_chat`, `build_rotation_graph`: the graph pieces.
@@ -80,16 +81,23 @@ def check_rotation_budgets(threshold: int, keep_last: int, summary_words: int) -
         )
 
 
-def check_tool_pairs(messages: Sequence[BaseMessage]) -> None:
-    """Raise ValueError for a history a chat provider would reject: an orphan ToolMessage, a tool
-    call without its results, a stored SystemMessage, or a message without an id."""
+def check_tool_pairs(messages: Sequence[BaseMessage], *, request: bool = False) -> None:
+    """Raise ValueError for messages a chat provider would reject: an orphan ToolMessage or a tool
+    call whose results do not follow it.
+
+    By default `messages` is a stored history, which must also hold no SystemMessage and give
+    every message an id; `request=True` checks a prompt about to be sent instead, where a system
+    message and messages without ids are fine. Introduced in notebooks/06_summary_rotation.ipynb.
+    """
+    if not isinstance(request, bool):
+        raise TypeError(f"request must be a bool, got {request!r}")
     pending: dict[str, int] = {}  # tool_call_id -> index of the AI message that made the call
     for i, m in enumerate(messages):
         if not isinstance(m, BaseMessage):
             raise TypeError(f"messages[{i}] is {type(m).__name__}, not a langchain message: {m!r}")
-        if m.id is None:
+        if m.id is None and not request:
             raise ValueError(f"messages[{i}] has no id; RemoveMessage needs ids: {m!r}")
-        if isinstance(m, SystemMessage):
+        if isinstance(m, SystemMessage) and not request:
             raise ValueError(
                 f"messages[{i}] is a SystemMessage; keep the system prompt out of state "
                 "(the chat node adds it on every call)"
@@ -106,16 +114,17 @@ def check_tool_pairs(messages: Sequence[BaseMessage]) -> None:
             first = min(pending.values())
             raise ValueError(
                 f"AI message messages[{first}] (id {messages[first].id!r}) has tool calls "
-                f"{sorted(pending)} with no ToolMessage before messages[{i}]"
+                f"{sorted(pending)} with no ToolMessage before messages[{i}] ({m.type})"
             )
         if isinstance(m, AIMessage):
             for call in m.tool_calls:
                 pending[call["id"]] = i
     if pending:
         first = min(pending.values())
+        hint = "send their results with them" if request else "compress at the end of a turn"
         raise ValueError(
-            f"the history ends while tool calls {sorted(pending)} of messages[{first}] "
-            f"(id {messages[first].id!r}) await results; compress at the end of a turn"
+            f"the messages end while tool calls {sorted(pending)} of messages[{first}] "
+            f"(id {messages[first].id!r}) await results; {hint}"
         )
 
 

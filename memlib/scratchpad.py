@@ -41,7 +41,8 @@ SCRATCHPAD_FIELDS = (
     "iteration",
     "status",
 )
-CITATION = re.compile(r"\[([A-Za-z0-9][A-Za-z0-9_.:-]*)\]")
+CITATION = re.compile(r"\[([^\[\]\n]{1,200})\]")  # one bracket: [id] or [id1, id2; id3]
+SOURCE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 
 
 def merge_by_id(left: list[dict] | None, right: list[dict] | None) -> list[dict]:
@@ -126,9 +127,13 @@ def scratchpad(state: dict) -> dict:
 
 
 def cited_sources(text: str, known: Iterable[str] | None = None) -> list[str]:
-    """Source ids cited as [id] in text, first-seen order, optionally only those in known."""
-    ids = list(dict.fromkeys(CITATION.findall(text)))
-    return [i for i in ids if known is None or i in set(known)]
+    """Ids cited as [id] or [id1, id2], first-seen order; with known, only those (any casing)."""
+    parts = (p.strip() for group in CITATION.findall(text) for p in re.split(r"[,;]", group))
+    ids = list(dict.fromkeys(p for p in parts if SOURCE_ID.fullmatch(p)))
+    if known is None:
+        return ids
+    spelling = {k.lower(): k for k in known}
+    return list(dict.fromkeys(spelling[i.lower()] for i in ids if i.lower() in spelling))
 
 
 _CLAUSE = r"(?:how|what|which|who|when|where|why|is|are|do|does|can|should|will)\b"
@@ -407,15 +412,19 @@ def build_research_graph(
 
 
 def research_summary(state: dict) -> dict[str, Any]:
-    """Counts for a finished research state: iterations, retrieved, kept, cited."""
-    kept = kept_docs(state)
+    """Counts for a finished research: iterations, retrieved, kept, cited, cited_not_kept."""
+    kept = [d["id"] for d in kept_docs(state)]
     answer = next(
         (m.content for m in reversed(state.get("messages") or []) if isinstance(m, AIMessage)), ""
     )
+    kept_lower = {i.lower() for i in kept}
     return {
         "iterations": state.get("iteration", 0),
         "retrieved": len(state.get("retrieved_docs") or []),
         "kept": len(kept),
-        "cited": cited_sources(str(answer), [d["id"] for d in kept]),
+        "cited": cited_sources(str(answer), kept),
+        "cited_not_kept": [  # dropped, unknown or made-up ids
+            i for i in cited_sources(str(answer)) if i.lower() not in kept_lower
+        ],
         "status": state.get("status"),
     }

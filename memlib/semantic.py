@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from memlib.fixtures import DATA_DIR, read_jsonl
 
@@ -44,13 +44,20 @@ class UserProfile(BaseModel):
     preferences: list[str] = Field(default_factory=list, description="Stated preferences")
 
 
+def _non_empty(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be empty or blank")
+    return text.strip()
+
+
 class Fact(BaseModel):
     """One self-contained fact about the user, as a sentence and as subject, predicate, object."""
 
     model_config = ConfigDict(extra="forbid")
 
-    content: str = Field(
-        min_length=1, description="The fact as one short sentence, e.g. 'User works at Acme.'"
+    # Checked on the reply rather than sent as `minLength`, which some providers' tools refuse.
+    content: Annotated[str, AfterValidator(_non_empty)] = Field(
+        description="The fact as one short sentence, e.g. 'User works at Acme.'"
     )
     subject: str = Field(description="Who or what the fact is about, usually the user")
     predicate: str = Field(description="The relation, e.g. 'works at', 'prefers'")

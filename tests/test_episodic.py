@@ -82,6 +82,18 @@ def test_episode_rejects_blank_fields():
     with pytest.raises(ValidationError):
         Episode(situation="s", approach="a", outcome="o", lesson="   ")
     assert set(Episode.model_json_schema()["required"]) == set(EPISODE_FIELDS)
+    assert Episode(situation=" s ", approach="a", outcome="o", lesson="l").situation == "s"
+
+
+def test_episode_schema_fits_strict_mode_and_providers_without_length_keywords():
+    from openai.lib._pydantic import to_strict_json_schema
+
+    for schema in (Episode.model_json_schema(), to_strict_json_schema(Episode)):
+        assert set(schema["required"]) == set(schema["properties"]) == set(EPISODE_FIELDS)
+        for name, spec in schema["properties"].items():
+            assert spec["type"] == "string", (name, spec)
+            assert not {"minLength", "maxLength", "pattern"} & set(spec), (name, spec)
+    assert to_strict_json_schema(Episode)["additionalProperties"] is False
 
 
 @pytest.mark.parametrize(

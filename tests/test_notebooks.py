@@ -110,8 +110,12 @@ def test_notebook(notebook: Path, variant: str, servers):
         records = execute(notebook, variant=variant)
     write_records({notebook.name: records}, variant)
     if server:
-        write_records({notebook.name: counters(server, since=before)}, variant, "calls.json")
-        assert not server.stats.get("rejected_requests"), server.stats
+        calls = counters(server, since=before)
+        write_records({notebook.name: calls}, variant, "calls.json")
+        refused = server.stats["rejections"][-calls["rejected_requests"] :]
+        assert not calls["rejected_requests"], (
+            f"{notebook.name} ({variant}) sent requests the OpenAI API refuses: {refused}"
+        )
     missing = sorted(set(expected) - set(records))
     assert not missing, f"{notebook.name} ({variant}) did not record {missing}"
     if variant == "offline":

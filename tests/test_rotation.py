@@ -438,3 +438,20 @@ def test_message_shape_and_public_check():
     check_tool_pairs(msgs)
     with pytest.raises(ValueError, match="orphan"):
         check_tool_pairs(msgs[2:])
+
+
+def test_check_tool_pairs_on_a_request():
+    """request=True allows a system prompt and id-less messages, still refuses split tool groups."""
+    call = _ai("", ["c1", "c2"])
+    whole = [SystemMessage("sys"), _h(), call, _tool("c1"), _tool("c2"), HumanMessage("sum up")]
+    check_tool_pairs(whole, request=True)
+    with pytest.raises(ValueError, match="SystemMessage"):
+        check_tool_pairs(whole)
+    with pytest.raises(ValueError, match=r"\['c2'\] with no ToolMessage before messages\[4\]"):
+        check_tool_pairs([*whole[:4], HumanMessage("sum up")], request=True)
+    with pytest.raises(ValueError, match="orphan"):
+        check_tool_pairs([SystemMessage("summary"), whole[4], _ai()], request=True)
+    with pytest.raises(ValueError, match="messages end while tool calls"):
+        check_tool_pairs([HumanMessage("q"), call], request=True)
+    with pytest.raises(TypeError, match="request must be a bool"):
+        check_tool_pairs(whole, request="yes")

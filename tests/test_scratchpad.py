@@ -188,6 +188,9 @@ def test_text_grader_fails_loudly_on_an_unreadable_reply():
 
 def test_cited_sources_and_evidence_lines():
     assert cited_sources("a [x-1] b [y] c [x-1] [z]", known=["x-1", "y"]) == ["x-1", "y"]
+    assert cited_sources("both [a, b-2; c] and [b-2][d]") == ["a", "b-2", "c", "d"]
+    assert cited_sources("not ids: [two words] [a/b] []") == []
+    assert cited_sources("[Chunking-V2] [x]", known=["chunking-v2"]) == ["chunking-v2"]
     lines = evidence_lines([{"id": "d", "text": "One. Two? Three!"}]).splitlines()
     assert lines == ["[d] One.", "[d] Two?", "[d] Three!"]
 
@@ -231,6 +234,18 @@ def test_research_iterates_drops_superseded_and_cites(index, uninterrupted):
     assert len(ids) == len(set(ids)) and state["sources_consulted"] == ids
     found = evidence_per_aspect(state, question_aspects(QUESTION))
     assert all(n >= 2 for n in found.values())
+
+
+def test_research_summary_separates_citations_of_documents_not_kept():
+    state = {
+        "retrieved_docs": [{"id": "a"}, {"id": "b"}],
+        "graded_docs": [{"id": "a", "relevant": True}, {"id": "b", "relevant": False}],
+        "messages": [AIMessage("Yes [a], and [b] says so too [made-up] [a].")],
+        "iteration": 1,
+    }
+    summary = research_summary(state)
+    assert summary["cited"] == ["a"] and summary["cited_not_kept"] == ["b", "made-up"]
+    assert summary["kept"] == 1 and summary["retrieved"] == 2
 
 
 def test_max_iterations_bounds_the_loop(index, model):

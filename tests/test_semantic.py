@@ -69,8 +69,10 @@ def test_profile_rejects_unknown_fields_and_wrong_types():
 
 
 def test_fact_needs_content():
-    with pytest.raises(ValidationError):
-        Fact(content="", subject="User", predicate="is", object="x")
+    for blank in ("", "  "):
+        with pytest.raises(ValidationError):
+            Fact(content=blank, subject="User", predicate="is", object="x")
+    assert "minLength" not in Fact.model_json_schema()["properties"]["content"]
     assert fact_item("User", "lives in", "Porto") == {
         "kind": "Fact",
         "content": {

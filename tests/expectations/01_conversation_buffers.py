@@ -1,8 +1,12 @@
 """Expected figures of notebooks/01_conversation_buffers.ipynb (offline backend).
 
 Token counts are real tiktoken counts of committed fixtures, so they are nearly exact; the ranges
-leave room for small fixture edits. Summary figures depend on the chat model's summarizer, so
-they get wider ranges.
+leave room for small fixture edits. The notebook asserts what holds on any backend (the name
+known with history and unknown without, truncation losing the list turn and retrieval finding it,
+the summary context smaller than the full history, the token-trim and summary buffers within
+budget, threads isolated, bad input refused). What the summarizer writes is the offline model's:
+its length (summary_words, summarization_*, tokens_*_summary), what it keeps (topics, Maya's
+name at turn 200) and how often the summary buffer calls it (summary_calls) are pinned here only.
 """
 
 EXPECT = {

@@ -4,11 +4,20 @@ Recall figures come from the real MiniLM embeddings and an exact FAISS index ove
 fixtures (data/episodes/). Measured on 2026-11-29: recall@1/3/5 = 0.915 / 0.976 / 0.988 on all
 episodes and 0.963 / 0.976 / 0.988 with the recency cutoff (0.963 is the ceiling at k=1: three
 tasks need two episodes); 18 stale episodes in the top 3 without the cutoff. Floors sit a little
-below the measurements.
+below the measurements. The notebook itself asserts only what any competent backend meets: looser
+recall floors (recall@3 >= 0.9, recall@1 with the cutoff >= 0.8), no hit older than the cutoff, no
+other user's episode, the type filter, the extracted May episode recalled first for its repeat and
+its lesson in the prompt with recall only. How many stale episodes reach the top 3 without the
+cutoff depends on the embedding model, so it is pinned here, not asserted there.
 
-Whether the model applies a recalled lesson is the chat model's skill, not the memory's. The
-offline model answers a how-to question from the closest worked example's lesson (share 1.0 since
-2026-11-29; it quoted another line of the example before, share below 0.5).
+Whether the model applies a recalled lesson is the chat model's skill, not the memory's, so the
+notebook records the share of lesson words in the answer and this file pins it for the offline
+model: it answers a how-to question from the closest worked example's lesson, word for word
+(share 1.0 with recall, 0.0 without, since 2026-11-29). A model that paraphrases the lesson
+applies it with a lower share. Measured 2026-12-01 on all three variants: the openai figures equal
+the offline ones (the extraction reaches the server as a strict json_schema response_format, now
+without minLength), and the reworded run recorded the same figures except 395 prompt tokens with
+recall (the reworded episode text).
 """
 
 EXPECT = {
@@ -32,7 +41,11 @@ EXPECT = {
     "repeat_task_recalls_extracted_episode": ("true",),
     "prompt_tokens_without_recall": ("<=", 30),
     "prompt_tokens_with_recall": ("between", 200, 900),
-    "lesson_share_without_recall": ("<=", 0.49),
-    "lesson_share_with_recall": (">=", 0.5),
+    "lesson_share_without_recall": ("==", 0.0),
+    "lesson_share_with_recall": ("==", 1.0),
     "lesson_in_answer_with_recall": ("true",),
 }
+
+# The openai variant (ChatOpenAI against the local server, MiniLM served over HTTP) records the
+# same figures as the offline run.
+OPENAI_DIFFERENCES: dict[str, str] = {}

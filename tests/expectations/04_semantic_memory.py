@@ -7,52 +7,61 @@ deletes per turn (6, 0, 0), (1, 2, 0), (0, 0, 1), 6 memories at the end; profile
 Lisbon -> Porto, employer Globex; at 126 stored facts 1321 vs 106 prompt tokens per question
 (12.4x), 8/8 questions right both ways and the answer fact in the top 3 for 8/8.
 
-Exact per-turn counts depend on how many facts the extraction finds in turn 1, so turn 1 is a
-floor; the update, delete and the no-duplicate checks are exact. Token figures have a band so
-that a change of tokenizer overhead or prompt wording does not break them, but "everything"
-must stay several times "top-k".
+What the notebook asserts holds on any competent model, compared on lower-cased key words: at
+least one insert on turn 1, no record that names the old employer or city without the new one,
+no more Globex records than there were Northwind ones after turn 1 (replaced, not added), nothing
+about hiking left, the profile's location / employer / preferences patched, the employer fact
+among the search hits, the collection size equal to planted + the model's facts, "everything"
+growing while top-k stays flat, the answer fact in the top k for 7 of 8 questions, every
+new-thread answer's word in the memory loaded for it, nothing of Ana's for another user. The
+exact counts, values and answers below are the offline model's and are pinned here only: another
+model words, splits and merges facts differently (the reworded run of 2026-12-01 wrote "The user
+is based in Porto", which the search for "I moved to Braga last month." did not bring into the
+manager's five candidates among 126 facts, so it inserted "based in Braga" next to it: 2 of 3
+targets in the candidates, 2 of 3 changes right; its token figures moved by 5 and 0.3).
 
-consolidation_right (of three changes that contradict planted facts in the full collection, how
-many the manager applied to the right record and nothing else) is the chat model's skill, so the
-notebook records it without asserting it. The offline model got 0 of 3 at first (it moved the
+consolidation_right (of three changes that contradict stored facts in the full collection, how
+many the manager applied to the right record and nothing else) is the chat model's skill, and
+consolidation_target_in_candidates depends on how the model worded the home record, so the
+notebook records both without asserting them. The offline model got 0 of 3 at first (it moved the
 user's mother instead of the user, added a second dog instead of renaming, and did not read "I'm
 no longer allergic" as a retraction); after its slot rules learned subject + predicate, time words
 and "no longer" (memlib/offline_tools.py, tested in tests/test_offline_langmem.py with other
-phrasings) it got 3 of 3 on 2026-11-29, which is pinned here for the offline backend. The store's
-part is asserted in the notebook: every outdated record was among the manager's candidates.
+phrasings) it got 3 of 3 on 2026-11-29, which is pinned here for the offline backend.
 """
 
 EXPECT = {
     # create_memory_manager over three turns
-    "manager_turn1_inserted": (">=", 5),
+    "manager_turn1_inserted": ("==", 6),
     "manager_turn1_updated": ("==", 0),
     "manager_turn1_deleted": ("==", 0),
-    "manager_turn2_inserted": (">=", 1),
+    "manager_turn2_inserted": ("==", 1),
     "manager_turn2_updated": ("==", 2),
     "manager_turn2_deleted": ("==", 0),
     "manager_turn3_inserted": ("==", 0),
     "manager_turn3_updated": ("==", 0),
     "manager_turn3_deleted": ("==", 1),
-    "manager_final_memories": ("between", 5, 8),
+    "manager_final_memories": ("==", 6),
     # create_memory_store_manager on the FAISS store: profile patched, facts updated / deleted
+    "store_turn1_inserted": ("==", 6),
     "store_turn2_updated": ("==", 2),
     "store_turn3_deleted": ("==", 1),
+    "store_facts_after_turns": ("==", 6),
     "profile_location_before": ("==", "Lisbon"),
     "profile_location_after": ("==", "Porto"),
     "profile_employer_after": ("==", "Globex"),
     "profile_hiking_removed": ("true",),
     "search_top_hit_is_employer": ("true",),
     # loading memory: everything vs profile + top-k facts
-    "facts_in_collection": ("between", 125, 128),
+    "facts_in_collection": ("==", 126),
     "tokens_everything": ("between", 1000, 1700),
     "tokens_top_k": ("between", 60, 200),
     "tokens_ratio": (">=", 6),
-    "answers_right_everything": (">=", 7),
-    "answers_right_top_k": (">=", 7),
-    "answer_fact_in_top_k": (">=", 7),
-    # consolidation in the full collection: retrieval's part
+    "answers_right_everything": ("==", 8),
+    "answers_right_top_k": ("==", 8),
+    "answer_fact_in_top_k": ("==", 8),
+    # consolidation in the full collection: retrieval's part, then the offline model's part
     "consolidation_target_in_candidates": ("==", 3),
-    # consolidation in the full collection: the offline model's part
     "consolidation_right": ("==", 3),
     # answering in a new thread from the LangGraph load_memory node
     "new_thread_answer_name_right": ("true",),
@@ -66,3 +75,7 @@ EXPECT = {
     "bad_inputs_refused": ("==", 5),
     "profile_unchanged_after_bad_input": ("true",),
 }
+
+# The openai variant (ChatOpenAI against the local server, MiniLM served over HTTP) records the
+# same figures as the offline run.
+OPENAI_DIFFERENCES: dict[str, str] = {}

@@ -1,4 +1,27 @@
-"""Expected figures for notebooks/06_summary_rotation.ipynb (defaults: threshold 8, keep 2, 50 turns)."""
+"""Expected figures of notebooks/06_summary_rotation.ipynb (offline backend).
+
+Defaults: threshold 8, keep 2, 120-word summaries, 50 scripted user turns. Measured 2026-11-29.
+
+Graph mechanics, the same on every backend (the notebook asserts most of them): message counts in
+state after each turn (2, 4, 6, 8, 2, ...; 4 at turn 50 for rotation, 100 for the others),
+summarization calls of rotation (turns 5, 9, ..., 49), the prompt bound (8 + the new turn + the
+system message), the in-place mutation that the checkpoint keeps (6 messages) while invoke returns
+2, the restart resuming exactly the saved summary and message ids, the checkpoints still holding
+turn 1 verbatim (14 of 38), LangMem 0.0.30's cut through a parallel tool call (langmem#126, open
+upstream), inspected with a stand-in model so nothing is sent: its summarizer request leaves
+call_refunds unanswered and the prompt it returns starts with the orphan result.
+
+The offline model's part, pinned here and recorded (not asserted) by the notebook:
+- the summaries: turn-1 facts (Priya Raman, Northwind Labs) kept in the turn-11, resumed and
+  turn-50 rotation summaries; 85 words at turn 11; 4 of the last ten turns' 5 facts at turn 50
+  (the rewording server's summarizer dropped Northwind Labs by turn 50 and kept 3);
+- the agent with search_runbook: 5 tool-call groups, 3 compressions, 2 of which a naive last-2
+  cut would have orphaned a ToolMessage (a model that calls the tool on other turns moves these);
+- the 50-turn comparison: tiktoken prompt tokens at turn 50 (full 1391, trim 378, LangMem 212,
+  rotation 232), LangMem's 4 summarization calls and its 8-message summarized_messages copy,
+  earlier facts still in the last prompt (full 35 of 35, trim 8, LangMem 8, rotation 12), and
+  which answers to "what's my name, which company?" named both facts.
+"""
 
 EXPECT = {
     # 11 turns, threshold 8, keep 2: counts after each turn's compress step
@@ -6,17 +29,18 @@ EXPECT = {
     "demo_max_prompt_messages": ("==", 10),  # 8 + the new user turn + the system message
     "demo_summary_calls": ("==", 2),  # turns 5 and 9
     "demo_turn11_summary_has_turn1_facts": ("true",),
-    "demo_summary_words": ("between", 10, 130),  # asked for at most 120
+    "demo_summary_words": ("between", 80, 90),  # 85; asked for at most 120
     # in-place mutation under durability="sync": 3 turns, the checkpoint keeps all 6
     "in_place_mutation_returned_messages": ("==", 2),
     "in_place_mutation_checkpoint_messages": ("==", 6),
     # tool-call groups
     "naive_tail_starts_with_orphan": ("true",),
     "split_tail_starts_with_orphan": ("false",),
-    "langmem_leaves_orphan_tool_message": ("true",),  # langmem#126, open upstream
-    "agent_tool_call_groups": (">=", 1),
-    "agent_compressions": (">=", 1),
-    "agent_naive_cuts_orphaning": (">=", 1),
+    "langmem_request_splits_tool_call": ("true",),  # langmem#126: call_refunds unanswered
+    "langmem_leaves_orphan_tool_message": ("true",),  # ... and t2 orphaned in its prompt
+    "agent_tool_call_groups": ("==", 5),
+    "agent_compressions": ("==", 3),
+    "agent_naive_cuts_orphaning": ("==", 2),
     "agent_max_messages_in_state": ("<=", 8),
     # four strategies, 50 turns
     "full_messages_in_state_turn50": ("==", 100),
@@ -24,14 +48,14 @@ EXPECT = {
     "langmem_messages_in_state_turn50": ("==", 100),  # langmem#101: nothing deleted
     "rotation_messages_in_state_turn50": ("==", 4),
     "rotation_max_stored_messages": ("<=", 8),
-    "langmem_stored_messages_turn50": (">=", 101),  # plus the summarized_messages copy
-    "full_prompt_tokens_turn50": (">=", 1000),
-    "trim_prompt_tokens_turn50": ("<=", 400),
-    "langmem_prompt_tokens_turn50": ("<=", 600),
-    "rotation_prompt_tokens_turn50": ("between", 100, 600),
+    "langmem_stored_messages_turn50": ("==", 108),  # plus the summarized_messages copy
+    "full_prompt_tokens_turn50": ("between", 1320, 1460),  # 1391
+    "trim_prompt_tokens_turn50": ("between", 360, 400),  # 378; the window is 400
+    "langmem_prompt_tokens_turn50": ("between", 200, 225),  # 212
+    "rotation_prompt_tokens_turn50": ("between", 220, 245),  # 232
     "full_summary_calls": ("==", 0),
     "trim_summary_calls": ("==", 0),
-    "langmem_summary_calls": (">=", 1),
+    "langmem_summary_calls": ("==", 4),
     "rotation_summary_calls": ("==", 12),  # turns 5, 9, ..., 49
     "full_facts_in_prompt_turn50": ("true",),
     "trim_facts_in_prompt_turn50": ("false",),
@@ -39,17 +63,24 @@ EXPECT = {
     "rotation_facts_in_prompt_turn50": ("true",),
     "full_answer_has_facts_turn50": ("true",),
     "trim_answer_has_facts_turn50": ("false",),
+    "langmem_answer_has_facts_turn50": ("true",),
+    "rotation_answer_has_facts_turn50": ("true",),
     "full_earlier_facts_in_prompt_turn50": ("==", 35),
-    "trim_earlier_facts_in_prompt_turn50": ("<=", 15),
-    "langmem_earlier_facts_in_prompt_turn50": (">=", 2),
-    "rotation_earlier_facts_in_prompt_turn50": (">=", 2),
-    # the rotation summary at turn 50 keeps turn 1 and lets the last ten turns in (5 of 5 facts
-    # since 2026-11-29; the earlier summarizer froze once full and held none of them)
+    "trim_earlier_facts_in_prompt_turn50": ("==", 8),
+    "langmem_earlier_facts_in_prompt_turn50": ("==", 8),
+    "rotation_earlier_facts_in_prompt_turn50": ("==", 12),
+    # the rotation summary at turn 50 keeps turn 1 and lets the last ten turns in
     "rotation_summary_turn50_has_turn1_facts": ("true",),
-    "rotation_summary_turn50_late_facts": (">=", 3),
+    "rotation_summary_turn50_late_facts": ("==", 4),
     # restart from SQLite
     "resumed_messages": ("==", 6),
+    "resumed_state_matches_saved": ("true",),
     "resumed_summary_has_turn1_facts": ("true",),
-    "checkpoints_holding_turn1_verbatim": (">=", 1),
+    "resumed_answer_has_facts": ("true",),
+    "checkpoints_holding_turn1_verbatim": ("==", 14),
     "bad_budgets_refused": ("==", 3),
 }
+
+# The OpenAI client path gives the same figures: the server answers with the offline model, and
+# the langmem#126 cell sends nothing (its stand-in model keeps the request).
+OPENAI_DIFFERENCES: dict[str, str] = {}

@@ -1,35 +1,48 @@
 """Expected figures for notebooks/07_background_vs_hot_path.ipynb (defaults: K 3, debounce 2 s).
 
-Counts only: calls, extractions, memories, recall. No wall-clock figure is recorded.
+Offline model only: calls, extractions, memories and recall as the deterministic model and its
+sub-second turns produce them. The notebook itself asserts only what holds on any competent
+model (one call per lean turn, no memory loaded before any extraction call, the last submit of a
+burst runs, no duplicates, no stale home in the managers' stores, a majority recalled). No
+wall-clock figure is recorded; extraction counts depend on wall time (a model slower than the 2 s
+debounce lets a run through mid-session), so they are pinned here, not asserted there.
 """
 
 EXPECT = {
-    # design 1: memory tools in the agent loop
-    "hot_visible_immediately": ("true",),
-    "hot_max_calls_per_turn": (">=", 2),  # search / write, then the reply
-    "hot_path_calls_on_path": ("between", 14, 21),  # 7 turns, at least 2 calls each
+    # design 1: memory tools in the agent loop; offline: search, write, reply in every turn
+    "hot_visible_immediately": ("true",),  # a store read finds the preference after the turn
+    "hot_answer_immediately": ("true",),  # and the agent's answer in another thread says it
+    "hot_max_calls_per_turn": ("==", 3),
+    "hot_path_calls_on_path": ("==", 21),  # 7 turns x 3 calls
     # design 2: lean graph + debounced ReflectionExecutor
     "bg_calls_per_turn": ("==", 1),
-    "bg_visible_before_extraction": ("false",),
+    "bg_visible_before_extraction": ("false",),  # 4 turns in well under the 2 s window
+    "bg_loaded_before_extraction": ("==", 0),
+    "bg_answer_before_extraction": ("false",),
     "bg_visible_after_extraction": ("true",),
+    "bg_answer_after_extraction": ("true",),
     "bg_session1_extractions": ("==", 1),  # 4 submits in a burst, one run
     "bg_session1_debounced": ("==", 3),
     "background_calls_on_path": ("==", 7),
     "background_extractions": ("==", 2),  # one per session
     "flush_ran": ("==", 1),
+    "burst_ran": ("==", 1),  # 20 submits 0.5 s apart at most: the last one runs
     "burst_failed": ("==", 0),
     # blend: explicit requests hot, the rest in the background
-    "blend_calls_on_path": ("between", 8, 13),  # 7 replies + the hot writes of 2 explicit turns
+    "blend_calls_on_path": ("==", 11),  # 7 replies + 2 hot-writer calls on each of 2 explicit turns
     "blend_explicit_memories": ("==", 2),
     "blend_extractions": ("==", 2),
     # memories, duplicates and stale facts after both sessions (8 facts planted)
-    "hot_path_memories": ("between", 7, 9),
-    "background_memories": ("between", 7, 9),
-    "blend_memories": ("between", 7, 9),
+    "hot_path_memories": ("==", 8),
+    "background_memories": ("==", 8),
+    "blend_memories": ("==", 8),
+    "hot_path_planted": ("==", 7),  # planted facts some memory states
+    "background_planted": ("==", 7),
+    "blend_planted": ("==", 7),
     "hot_path_duplicates": ("==", 0),
     "background_duplicates": ("==", 0),
     "blend_duplicates": ("==", 0),
-    "hot_path_stale": ("==", 0),
+    "hot_path_stale": ("==", 0),  # the offline agent updates the Lisbon memory in place
     "background_stale": ("==", 0),
     "blend_stale": ("==", 0),
     "hot_path_extractions": ("==", 0),
@@ -41,3 +54,8 @@ EXPECT = {
     "kind_error_mixed_namespace": ("true",),
     "bad_inputs_refused": ("==", 4),
 }
+
+# Figures that may differ between the offline model in the kernel and the same model behind the
+# OpenAI client path. Empty: every figure above is a count the offline model fixes, and the local
+# server answers well inside the debounce window.
+OPENAI_DIFFERENCES: dict[str, str] = {}

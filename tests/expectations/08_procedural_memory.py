@@ -1,33 +1,51 @@
-"""Expected figures for notebooks/08_procedural_memory.ipynb (defaults: agent "support", budget 120 tokens)."""
+"""Expected figures for notebooks/08_procedural_memory.ipynb (defaults: agent "support", budget 120 tokens).
+
+Offline model only: the deterministic optimizer appends the feedback's instruction verbatim
+("Always answer in one sentence.") under a heading, so its proposals are short, fit the budget,
+and grow by one rule per round; the offline answer model cuts a "one sentence" answer to its first
+sentence. The notebook asserts what holds on any model: the approved v2 carries the rule in some
+wording, refused proposals (bad input, the guardrail, an optimizer's text over budget) write
+nothing and leave the active version as it was, pending versions are never run, rollback restores
+v1's exact text, multi-prompt proposals stay inactive until reviewed.
+"""
 
 EXPECT = {
-    # v1 created approved, v2 approved, v3 rejected; the two refused proposals wrote nothing
+    # v1 created approved, v2 (the gradient optimizer's text, within budget) approved, v3 rejected;
+    # the two hand-made proposals of section 7 were refused and wrote nothing
     "versions_created": ("==", 3),
     "versions_approved": ("==", 2),
     "versions_rejected": ("==", 1),
+    "optimizer_proposal_refused": ("false",),
     "guardrail_refusals_clean": ("==", 2),
     "bad_input_refusals_clean": ("==", 4),
     "pending_version_not_used": ("true",),
     "rollback_restores_exact_text": ("true",),
     "rollback_agent_runs_v1": ("true",),
-    # the feedback's instruction reaches the optimized prompt, for every optimizer kind
+    # the feedback's instruction ("sentence") reaches the optimized prompt, for every optimizer kind
     "rule_in_optimized_prompt_gradient": ("true",),
     "rule_in_optimized_prompt_metaprompt": ("true",),
     "rule_in_optimized_prompt_prompt_memory": ("true",),
     "rule_in_v2_system_prompt": ("true",),
+    "exact_rule_in_v2_system_prompt": ("true",),  # the offline optimizer copies the sentence
     "rule_in_v1_system_prompt": ("false",),
-    "system_prompt_tokens_v1": ("between", 40, 120),
-    "system_prompt_tokens_v2": ("between", 45, 160),
+    # tokens of the system prompt the model received (instructions + product notes)
+    "system_prompt_tokens_v1": ("==", 70),
+    "system_prompt_tokens_v2": ("==", 94),
     # offline: two product-note sentences without a length rule; v2's "Always answer in one
     # sentence" cuts the answer to its first sentence (memlib.offline.answer_limits)
     "answer_sentences_v1": ("==", 2),
     "answer_sentences_v2": ("==", 1),
+    # the offline multi-prompt optimizer picks prompts by shared words: only the writer's
     "multi_prompt_updated_only_writer": ("true",),
-}
-EXPECT |= {
+    "multi_prompt_active_unchanged": ("true",),
     # ten feedback rounds against a 120-token budget: the offline optimizer appends one rule per
-    # round, six fit (measured 2026-11-29), the rest are refused
-    "growth_rounds_approved": ("between", 3, 9),
-    "growth_rounds_refused": (">=", 1),
-    "growth_active_prompt_tokens": ("<=", 120),
+    # round, six fit, the other four are refused, all for the budget
+    "growth_rounds_approved": ("==", 6),
+    "growth_rounds_refused": ("==", 4),
+    "growth_rounds_refused_over_budget": ("==", 4),
+    "growth_active_prompt_tokens": ("==", 119),
 }
+
+# Figures that may differ between the offline model in the kernel and the same model behind the
+# OpenAI client path. Empty: the same deterministic model answers both ways.
+OPENAI_DIFFERENCES: dict[str, str] = {}
