@@ -1752,6 +1752,8 @@ class OpenAICompatibleServer:
             self._stats = {
                 "chat_requests": 0,
                 "streamed_requests": 0,
+                "prompt_tokens": 0,
+                "completion_tokens": 0,
                 "embedding_requests": 0,
                 "embedded_texts": 0,
                 "rejected_requests": 0,
@@ -1800,6 +1802,8 @@ class OpenAICompatibleServer:
             self._stats["streamed_requests"] += bool(body.get("stream"))
             self._stats["models"][body["model"]] += 1
             self._stats["skills"][reply.skill or "unknown"] += 1
+            self._stats["prompt_tokens"] += reply.usage["input_tokens"]
+            self._stats["completion_tokens"] += reply.usage["output_tokens"]
         if body.get("stream"):
             return completion_chunks(reply, body, completion_id)
         return completion_body(reply, body, completion_id)

@@ -762,7 +762,7 @@ def test_other_paths_and_auth(server):
 
 def test_stats_count_requests(server):
     before = server.stats
-    chat(server, model="counted-model").invoke(INTRO)
+    reply = chat(server, model="counted-model").invoke(INTRO)
     post(server, "/embeddings", {"model": "counted-embedder", "input": ["a b", "c d"]})
     post(server, "/chat/completions", chat_body(model=None))
     after = server.stats
@@ -773,6 +773,9 @@ def test_stats_count_requests(server):
     assert after["rejections"][-1]["message"] == "you must provide a model parameter"
     assert after["models"]["counted-model"] == 1 and after["models"]["counted-embedder"] == 1
     assert sum(after["skills"].values()) == after["chat_requests"]
+    usage = reply.usage_metadata
+    assert after["prompt_tokens"] - before["prompt_tokens"] == usage["input_tokens"] > 0
+    assert after["completion_tokens"] - before["completion_tokens"] == usage["output_tokens"] > 0
 
 
 def test_server_lifecycle_and_arguments():
