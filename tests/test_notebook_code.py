@@ -1,0 +1,121 @@
+"""The technique is in the cells: AST checks over the notebooks' code (no execution).
+
+1. Each notebook's expectations file names its central technique:
+       TECHNIQUE = {"defines": [names], "calls": [names]}
+   "defines": functions / classes / state types the notebook writes in its own cells (a def or
+   class statement), never imported from memlib; "calls": LangGraph / LangMem API the cells call
+   themselves (e.g. RemoveMessage, create_memory_store_manager).
+2. One source of truth: a cell whose first line is `# @save memlib.<module>` is library code. Each
+   function or class it defines must exist in that module with the same code (AST equal,
+   docstrings included), so the notebook and memlib cannot drift apart (d2l's #@save pattern).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import inspect
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from memlib.testing import all_notebooks
+
+SAVE_MARK = "# @save "
+EXPECTATIONS = Path(__file__).parent / "expectations"
+
+
+def load_expectations(stem: str):
+    spec = importlib.util.spec_from_file_location(f"code_{stem}", EXPECTATIONS / f"{stem}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def code_cells(notebook: Path) -> list[str]:
+    nb = json.loads(notebook.read_text())
+    cells = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            src = "".join(cell["source"])
+            # IPython magics and shell lines are not Python
+            lines = [ln for ln in src.splitlines() if not ln.lstrip().startswith(("%", "!"))]
+            cells.append("\n".join(lines))
+    return cells
+
+
+def memlib_imports(tree: ast.Module) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "memlib":
+            names |= {a.asname or a.name for a in node.names}
+    return names
+
+
+def defined(tree: ast.Module) -> set[str]:
+    return {
+        n.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+
+
+def called(tree: ast.Module) -> set[str]:
+    names = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            f = n.func
+            names.add(f.id if isinstance(f, ast.Name) else getattr(f, "attr", ""))
+    return names
+
+
+@pytest.mark.parametrize("notebook", all_notebooks(), ids=lambda p: p.stem)
+def test_technique_is_written_in_the_cells(notebook: Path):
+    module = load_expectations(notebook.stem)
+    technique = getattr(module, "TECHNIQUE", None)
+    if technique is None:
+        pytest.skip(f"{notebook.stem} names no TECHNIQUE yet")
+    tree = ast.parse("\n\n".join(code_cells(notebook)))
+    imported = memlib_imports(tree)
+    missing = [n for n in technique.get("defines", []) if n not in defined(tree)]
+    assert not missing, f"{notebook.name} should write {missing} in its cells"
+    hidden = sorted(set(technique.get("defines", [])) & imported)
+    assert not hidden, f"{notebook.name} imports {hidden} from memlib instead of writing them"
+    not_called = [n for n in technique.get("calls", []) if n not in called(tree)]
+    assert not not_called, f"{notebook.name} should call {not_called} in its cells"
+
+
+def saved_cells():
+    for notebook in all_notebooks():
+        for src in code_cells(notebook):
+            first = src.lstrip().splitlines()[0] if src.strip() else ""
+            if first.startswith(SAVE_MARK):
+                yield pytest.param(
+                    notebook, first[len(SAVE_MARK) :].strip(), src, id=f"{notebook.stem}"
+                )
+
+
+def _node_source(obj) -> ast.AST:
+    return ast.parse(textwrap.dedent(inspect.getsource(obj))).body[0]
+
+
+@pytest.mark.parametrize(
+    ("notebook", "module_name", "src"), list(saved_cells()) or [(None, None, None)]
+)
+def test_saved_cells_match_memlib(notebook, module_name, src):
+    if notebook is None:
+        pytest.skip("no notebook cell is marked '# @save memlib.<module>' yet")
+    module = importlib.import_module(module_name)
+    for node in ast.parse(src).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            assert hasattr(module, node.name), (
+                f"{notebook.name} saves {node.name} to {module_name}, which has no such name"
+            )
+            theirs = _node_source(getattr(module, node.name))
+            assert ast.dump(node) == ast.dump(theirs), (
+                f"{notebook.name}: {node.name} differs from {module_name}.{node.name}; "
+                "the notebook cell is the source: copy it into the module"
+            )
