@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 RECORD_MIME = "application/vnd.memlib.record+json"
+RECORDS_MIME = "application/vnd.memlib.records+json"
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 BUILD = ROOT / "build" / "notebooks"
@@ -52,11 +53,18 @@ _BACKEND_VARS = (
 )
 
 
+_PENDING: list[tuple[str, bool | int | float | str]] = []
+_HOOKED = False
+
+
 def record(name: str, value) -> None:
-    """Show a figure in the notebook and keep it for the test runner. Used in every Checks section.
+    """Keep a figure for the test runner; each cell shows its figures once, as one table. Used in
+    every Checks section.
 
     Returns None, so a record(...) at the end of a cell does not echo the value a second time.
+    Outside IPython (a plain script) each figure is displayed at once instead.
     """
+    global _HOOKED
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"record name must be a non-empty string, got {name!r}")
     if hasattr(value, "item"):  # numpy scalars
@@ -65,12 +73,40 @@ def record(name: str, value) -> None:
         raise TypeError(f"record {name!r}: value must be a number, string or bool, got {value!r}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"record {name!r}: value must be finite, got {value!r}")
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    _PENDING.append((name, value))
+    if shell is None:
+        show_records()
+        return
+    if not _HOOKED:
+        # after each cell, like matplotlib's inline figures: the cell's figures, one table
+        shell.events.register("post_execute", show_records)
+        _HOOKED = True
+
+
+def show_records() -> None:
+    """Display the figures recorded since the last call as one table (and clear them)."""
+    if not _PENDING:
+        return
+    from html import escape
+
     from IPython.display import display
 
-    display(
-        {RECORD_MIME: {"name": name, "value": value}, "text/plain": f"recorded {name} = {value!r}"},
-        raw=True,
+    figures = [{"name": n, "value": v} for n, v in _PENDING]
+    _PENDING.clear()
+    width = max(len(f["name"]) for f in figures)
+    text = "\n".join(f"recorded {f['name']:<{width}}  {f['value']!r}" for f in figures)
+    rows = "".join(
+        f"<tr><td><code>{escape(f['name'])}</code></td><td>{escape(repr(f['value']))}</td></tr>"
+        for f in figures
     )
+    html = (
+        f"<details><summary>{len(figures)} figure(s) recorded for the test runner</summary>"
+        f"<table><tr><th>figure</th><th>value</th></tr>{rows}</table></details>"
+    )
+    display({RECORDS_MIME: {"figures": figures}, "text/html": html, "text/plain": text}, raw=True)
 
 
 def read_records(notebook_path: str | os.PathLike) -> dict:
@@ -80,8 +116,10 @@ def read_records(notebook_path: str | os.PathLike) -> dict:
     for cell in nb.get("cells", []):
         for out in cell.get("outputs", []):
             data = out.get("data", {})
-            if RECORD_MIME in data:
+            if RECORD_MIME in data:  # one figure per output (before figures were grouped)
                 item = data[RECORD_MIME]
+                found[item["name"]] = item["value"]
+            for item in data.get(RECORDS_MIME, {}).get("figures", []):
                 found[item["name"]] = item["value"]
     return found
 
@@ -212,11 +250,36 @@ def execute(
         progress_bar=False,
         report_mode=False,
         start_timeout=120,  # kernel start-up; a loaded 2-core machine can take tens of seconds
+        kernel_manager_class=_private_ipc_kernel_manager(),
     )
     elapsed = time.perf_counter() - start
     if elapsed > timeout:
         raise TimeoutError(f"{src.name} took {elapsed:.0f} s, over its {timeout} s budget")
     return read_records(dest)
+
+
+def _private_ipc_kernel_manager():
+    """A KernelManager whose kernel talks over IPC sockets in a directory of its own.
+
+    TCP kernels print "Kernel is running over TCP without encryption" on every start; IPC sockets
+    named relative to the working directory collided when two runs started at once. Each kernel
+    here gets a fresh temporary directory, removed when the kernel's files are cleaned up."""
+    import shutil
+    import tempfile
+
+    from jupyter_client.manager import KernelManager
+
+    class PrivateIPCKernelManager(KernelManager):
+        def __init__(self, **kwargs):
+            self._ipc_dir = tempfile.mkdtemp(prefix="memlib-kernel-")
+            super().__init__(transport="ipc", ip=os.path.join(self._ipc_dir, "ipc"), **kwargs)
+
+        def cleanup_resources(self, restart: bool = False) -> None:
+            super().cleanup_resources(restart=restart)
+            if not restart:
+                shutil.rmtree(self._ipc_dir, ignore_errors=True)
+
+    return PrivateIPCKernelManager
 
 
 def write_records(records: dict, variant: str | None = None, name: str = "records.json") -> Path:

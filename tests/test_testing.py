@@ -33,3 +33,28 @@ def test_read_records_finds_recorded_outputs(tmp_path):
     path = tmp_path / "nb.ipynb"
     path.write_text(json.dumps(nb))
     assert read_records(path) == {"a": 3}
+
+
+def test_a_cell_shows_its_figures_as_one_table(tmp_path):
+    import nbformat
+    from nbclient import NotebookClient
+
+    from memlib.testing import KERNEL, RECORDS_MIME, ensure_kernel
+
+    ensure_kernel()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("from memlib import record\nrecord('a', 1)\nrecord('b', 'x')"),
+        nbformat.v4.new_code_cell("print('no figures here')"),
+        nbformat.v4.new_code_cell("record('c', 2.5)"),
+    ]
+    NotebookClient(nb, kernel_name=KERNEL, timeout=60, startup_timeout=120).execute()
+    tables = [[o for o in cell.outputs if RECORDS_MIME in o.get("data", {})] for cell in nb.cells]
+    assert [len(t) for t in tables] == [1, 0, 1]
+    assert tables[0][0]["data"][RECORDS_MIME]["figures"] == [
+        {"name": "a", "value": 1},
+        {"name": "b", "value": "x"},
+    ]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    assert read_records(path) == {"a": 1, "b": "x", "c": 2.5}
