@@ -12,18 +12,24 @@ export OPENBLAS_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export PYDEVD_DISABLE_FILE_VALIDATION = 1
 
-.PHONY: help setup run test unit notebooks lab lint format bench clean
+.PHONY: help setup run test unit notebooks lab lint format bench clean upgrade
 
 help:
 	@echo "make run     execute every notebook into build/notebooks/ (+ records.json)"
 	@echo "make test    unit tests, then every notebook, asserting on recorded figures"
 	@echo "make lab     open JupyterLab on the memlib kernel"
 	@echo "make lint | format | bench | clean"
+	@echo "make upgrade refresh requirements/ to the newest versions pyproject.toml allows"
 
-$(STAMP): pyproject.toml
+LOCK     := requirements/lock.txt
+DEV_LOCK := requirements/lock-dev.txt
+
+# Installs come from the committed lock: the exact versions the suite last passed with.
+$(STAMP): pyproject.toml $(DEV_LOCK)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -r $(DEV_LOCK)
+	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -c "from memlib.testing import ensure_kernel; ensure_kernel()"
 	@touch $(STAMP)
 
@@ -62,3 +68,18 @@ bench: $(STAMP)
 clean:
 	rm -rf build .pytest_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# Newest versions pyproject.toml allows, resolved in a scratch virtualenv, written to the locks.
+# Then run `make test` (it reinstalls from the new lock) and commit requirements/ if it passes.
+LOCK_VENV := build/lock-venv
+FREEZE    = $(LOCK_VENV)/bin/python -m pip freeze --exclude-editable | grep -v '^memlib-notebooks'
+upgrade:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LOCK_VENV)/bin/python -m pip install --quiet .
+	$(FREEZE) > $(LOCK)
+	$(LOCK_VENV)/bin/python -m pip install --quiet '.[dev]'
+	$(FREEZE) > $(DEV_LOCK)
+	rm -rf $(LOCK_VENV)
+	@echo "locks refreshed: run make test, then commit requirements/ if it passes"
