@@ -1,13 +1,15 @@
 """Conversation buffers: which part of a chat history goes into the next prompt.
 
-Provides four buffers that share one interface (`add`, `extend`, `messages`, `prompt_tokens`):
+Provides four buffers that share one interface (`add`, `extend`, `messages`, `prompt_tokens`,
+from `BufferBase`; a buffer overrides `_select` to say which suffix of the history it keeps):
 `FullBuffer` (everything), `SlidingWindowBuffer` (the system prompt pinned plus the last k turns or
 messages), `TokenTrimBuffer` (the most recent turns that fit a budget of real tiktoken counts,
 through langchain_core's `trim_messages` with its pitfalls fixed) and `SummaryBuffer` (recent turns
 verbatim within a token budget, older ones folded into a running summary written by the chat
 model). Also the pure functions behind them: `validate_messages`, `tool_pairs_intact`,
 `turn_starts`, `trim_to_budget`, and `load_conversation` for the JSONL fixtures in
-data/conversations/.
+data/conversations/. FullBuffer, SlidingWindowBuffer and TokenTrimBuffer are written in notebook
+01's cells (`# @save memlib.buffers`); this is their copy.
 
 Every cut is tool-pair safe: buffers cut only where a human turn starts, so an AI message that
 carries tool_calls always stays with its ToolMessages, and the system prompt is always first.
@@ -35,6 +37,7 @@ from langchain_core.messages import (
     trim_messages,
 )
 
+from memlib.checks import check_messages, check_str
 from memlib.fixtures import DATA_DIR
 from memlib.tokens import TokenCounter
 
@@ -107,7 +110,7 @@ def validate_messages(messages: Sequence[BaseMessage]) -> frozenset:
 
     The first message may be a SystemMessage. Introduced in notebooks/01_conversation_buffers.ipynb.
     """
-    messages = list(messages)
+    messages = _message_list(messages)
     pending: frozenset = frozenset()
     start = 0
     if messages and isinstance(messages[0], SystemMessage):
@@ -120,20 +123,23 @@ def validate_messages(messages: Sequence[BaseMessage]) -> frozenset:
 
 def tool_pairs_intact(messages: Sequence[BaseMessage]) -> bool:
     """True when every ToolMessage follows the AI message that called it, with nothing between."""
+    messages = check_messages(messages)
     try:
         validate_messages(messages)
-    except (ValueError, TypeError):
+    except ValueError:
         return False
     return True
 
 
 def turn_starts(messages: Sequence[BaseMessage]) -> list[int]:
     """Indices where a human turn starts: the only places a buffer may cut."""
+    messages = check_messages(messages)
     return [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
 
 
 def turns(messages: Sequence[BaseMessage]) -> list[list[BaseMessage]]:
     """Split a history (no system message) into turns, each starting with a HumanMessage."""
+    messages = check_messages(messages)
     out: list[list[BaseMessage]] = []
     for m in messages:
         if isinstance(m, HumanMessage) or not out:
@@ -150,7 +156,31 @@ def _system_prompt(text) -> SystemMessage:
     return SystemMessage(text)
 
 
-def _check_budget(name: str, value, minimum: int = 1) -> int:
+def _message_list(messages) -> list:
+    """A list from a sequence or iterable of messages; a bare string is refused (each character
+    would become a 'message'). The messages themselves are checked by validate_messages."""
+    if isinstance(messages, str | bytes | dict) or not isinstance(messages, Iterable):
+        raise TypeError(
+            f"messages must be a list of langchain messages, got {type(messages).__name__}: "
+            f"{messages!r:.80}"
+        )
+    return list(messages)
+
+
+def _check_counter(token_counter) -> TokenCounterFn:
+    """The given token counter, or a TokenCounter when None; anything else not callable is refused."""
+    if token_counter is None:
+        return TokenCounter()
+    if not callable(token_counter):
+        raise TypeError(
+            f"token_counter must be a callable on a message list (e.g. TokenCounter()), got "
+            f"{type(token_counter).__name__}: {token_counter!r:.80}"
+        )
+    return token_counter
+
+
+def check_budget(name: str, value, minimum: int = 1) -> int:
+    """An int budget (not a bool) of at least `minimum`, or a ValueError naming it."""
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return value
@@ -178,9 +208,9 @@ def trim_to_budget(
     the overhead is given back. `start_on="human"` is what keeps tool-call pairs together: the
     kept part always starts at a turn. Introduced in notebooks/01_conversation_buffers.ipynb.
     """
-    _check_budget("max_tokens", max_tokens)
-    counter = token_counter or TokenCounter()
-    messages = list(messages)
+    check_budget("max_tokens", max_tokens)
+    counter = _check_counter(token_counter)
+    messages = _message_list(messages)
     validate_messages(messages)
     if not messages:
         return []
@@ -225,12 +255,13 @@ def trim_to_budget(
 # --- buffers ----------------------------------------------------------------------------------
 
 
-class _Buffer:
-    """Shared plumbing: validation, atomic updates, the pinned system prompt."""
+class BufferBase:
+    """What every buffer shares: validation, atomic updates, the pinned system prompt; a subclass
+    says which suffix of the history it keeps by overriding `_select`."""
 
     def __init__(self, system_prompt: str, token_counter: TokenCounterFn | None = None):
         self.system = _system_prompt(system_prompt)
-        self.counter = token_counter or TokenCounter()
+        self.counter = _check_counter(token_counter)
         self._kept: list[BaseMessage] = []
         self._pending: frozenset = frozenset()
         self.dropped = 0  # messages evicted (or folded into a summary) so far
@@ -244,7 +275,7 @@ class _Buffer:
 
     def extend(self, messages: Iterable[BaseMessage]) -> None:
         """Append messages; on any error, raise and leave the buffer unchanged."""
-        new = list(messages)
+        new = _message_list(messages)
         pending = self._pending
         for i, m in enumerate(new):
             pending = _advance(m, pending, f"message {i} of {len(new)}")
@@ -275,14 +306,14 @@ class _Buffer:
         return f"{type(self).__name__}(kept={len(self._kept)}, dropped={self.dropped})"
 
 
-class FullBuffer(_Buffer):
+class FullBuffer(BufferBase):
     """Keeps every message: the baseline whose prompt grows without bound.
 
     Introduced in notebooks/01_conversation_buffers.ipynb.
     """
 
 
-class SlidingWindowBuffer(_Buffer):
+class SlidingWindowBuffer(BufferBase):
     """System prompt pinned, plus the last `max_turns` turns or at most `max_messages` messages.
 
     A turn is a human message and everything after it up to the next one; cuts happen only at
@@ -301,9 +332,9 @@ class SlidingWindowBuffer(_Buffer):
             raise ValueError(
                 f"give exactly one of max_turns / max_messages, got {max_turns!r} / {max_messages!r}"
             )
-        self.max_turns = None if max_turns is None else _check_budget("max_turns", max_turns)
+        self.max_turns = None if max_turns is None else check_budget("max_turns", max_turns)
         self.max_messages = (
-            None if max_messages is None else _check_budget("max_messages", max_messages)
+            None if max_messages is None else check_budget("max_messages", max_messages)
         )
         super().__init__(system_prompt, token_counter)
 
@@ -321,7 +352,7 @@ class SlidingWindowBuffer(_Buffer):
         return candidate[cut:]
 
 
-class TokenTrimBuffer(_Buffer):
+class TokenTrimBuffer(BufferBase):
     """System prompt plus the most recent whole turns whose real token count fits `max_tokens`.
 
     Uses `trim_to_budget` (langchain_core's trim_messages with its pitfalls fixed). A message that
@@ -332,7 +363,7 @@ class TokenTrimBuffer(_Buffer):
     def __init__(
         self, system_prompt: str, max_tokens: int, token_counter: TokenCounterFn | None = None
     ):
-        _check_budget("max_tokens", max_tokens)
+        check_budget("max_tokens", max_tokens)
         super().__init__(system_prompt, token_counter)
         need = self.counter([self.system])
         if need > max_tokens:
@@ -345,6 +376,7 @@ class TokenTrimBuffer(_Buffer):
 
 def transcript(messages: Sequence[BaseMessage]) -> str:
     """Plain-text rendering of messages for a summary prompt, tool calls included."""
+    messages = check_messages(messages)
     lines = []
     for m in messages:
         if isinstance(m, HumanMessage):
@@ -361,7 +393,7 @@ def transcript(messages: Sequence[BaseMessage]) -> str:
     return "\n".join(lines)
 
 
-class SummaryBuffer(_Buffer):
+class SummaryBuffer(BufferBase):
     """Recent turns verbatim, older turns folded into a running summary written by the model.
 
     When the prompt (system prompt, summary, recent messages) would exceed `max_tokens`, the
@@ -383,13 +415,19 @@ class SummaryBuffer(_Buffer):
         summary_prompt: str = SUMMARY_INSTRUCTIONS,
         token_counter: TokenCounterFn | None = None,
     ):
-        _check_budget("max_tokens", max_tokens)
-        _check_budget("summary_words", summary_words)
+        check_budget("max_tokens", max_tokens)
+        check_budget("summary_words", summary_words)
+        if not callable(getattr(model, "invoke", None)):
+            raise TypeError(
+                f"model must be a chat model with .invoke (e.g. ChatOpenAI), got "
+                f"{type(model).__name__}: {model!r:.80}"
+            )
+        check_str(summary_prompt, "summary_prompt")
         if "{words}" not in summary_prompt:
             raise ValueError(f"summary_prompt must contain '{{words}}', got {summary_prompt!r:.80}")
         if keep_tokens is None:
             keep_tokens = max_tokens // 2
-        _check_budget("keep_tokens", keep_tokens)
+        check_budget("keep_tokens", keep_tokens)
         if keep_tokens > max_tokens:
             raise ValueError(f"keep_tokens={keep_tokens} exceeds max_tokens={max_tokens}")
         super().__init__(system_prompt, token_counter)
@@ -512,6 +550,12 @@ def load_conversation(name: str | Path) -> list[BaseMessage]:
     `turn_topics`)}.
     Introduced in notebooks/01_conversation_buffers.ipynb.
     """
+    if not isinstance(name, str | Path):
+        raise TypeError(
+            f"name must be a fixture name like 'long_chat' or a path, got {type(name).__name__}: "
+            f"{name!r:.80}"
+        )
+    check_str(str(name), "name")
     path = conversation_path(name)
     messages = []
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

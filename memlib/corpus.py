@@ -52,6 +52,11 @@ def _check_document(doc, where: str) -> dict:
 
 def validate_corpus(documents: Iterable[dict]) -> list[dict]:
     """Check fields, unique ids and superseded_by links; return clean copies of the documents."""
+    if isinstance(documents, str | bytes | dict) or not isinstance(documents, Iterable):
+        raise TypeError(
+            f"documents must be a list of document dicts, got {type(documents).__name__}: "
+            f"{documents!r:.80}"
+        )
     docs = [_check_document(d, f"document {i}") for i, d in enumerate(documents)]
     if not docs:
         raise ValueError("a corpus needs at least one document, got none")
@@ -71,6 +76,10 @@ def validate_corpus(documents: Iterable[dict]) -> list[dict]:
 
 def load_corpus(path: str | Path | None = None) -> list[dict]:
     """Read and validate the JSONL corpus (default data/corpus/documents.jsonl). Introduced in notebooks/02_working_scratchpad.ipynb."""
+    if path is not None and not isinstance(path, str | Path):
+        raise TypeError(
+            f"path must be a str or Path to a JSONL file, got {type(path).__name__}: {path!r}"
+        )
     path = Path(path) if path is not None else CORPUS_PATH
     raw = read_jsonl(path)
     return validate_corpus(raw)
@@ -83,6 +92,14 @@ def is_superseded(doc: dict) -> bool:
 
 def drop_superseded(docs: Iterable[dict]) -> tuple[list[dict], list[dict]]:
     """Split documents into (current, superseded), keeping their order."""
+    if isinstance(docs, str | bytes | dict) or not isinstance(docs, Iterable):
+        raise TypeError(
+            f"docs must be a list of document dicts, got {type(docs).__name__}: {docs!r:.80}"
+        )
+    docs = list(docs)
+    for d in docs:
+        if not isinstance(d, dict) or "superseded_by" not in d:
+            raise ValueError(f"each document must be a dict with 'superseded_by', got {d!r:.80}")
     current, retired = [], []
     for d in docs:
         (retired if is_superseded(d) else current).append(d)
@@ -103,11 +120,16 @@ class CorpusIndex:
     def __init__(self, documents: Sequence[dict], embeddings: Embeddings | None = None):
         import faiss
 
+        if embeddings is not None and not isinstance(embeddings, Embeddings):
+            raise TypeError(
+                f"embeddings must be a langchain Embeddings, got {type(embeddings).__name__}: "
+                f"{embeddings!r:.80}"
+            )
+        self.documents = validate_corpus(documents)
         if embeddings is None:
             from memlib.models import get_embeddings
 
             embeddings = get_embeddings()
-        self.documents = validate_corpus(documents)
         self.embeddings = embeddings
         self._by_id = {d["id"]: d for d in self.documents}
         vectors = self.embed([f"{d['title']}. {d['text']}" for d in self.documents])
@@ -142,6 +164,8 @@ class CorpusIndex:
             raise ValueError(f"query must be a non-empty string, got {query!r}")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
+        if isinstance(exclude, str):
+            raise TypeError(f"exclude must be a list of document ids, got a str: {exclude!r}")
         skip = set(exclude)
         wanted = min(len(self.documents), k + len(skip))
         scores, rows = self.index.search(self.embed([query]), wanted)

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import gzip
 from collections import OrderedDict
+from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
+
+from memlib.checks import check_int
 
 DIMS = 384
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
@@ -50,8 +53,8 @@ class MiniLMEmbeddings(Embeddings):
     dims = DIMS
 
     def __init__(self, batch_size: int = 32, cache_size: int = 4096):
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size!r}")
+        check_int(batch_size, "batch_size", minimum=1)
+        check_int(cache_size, "cache_size", minimum=1)
         self.batch_size = batch_size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
@@ -78,6 +81,7 @@ class MiniLMEmbeddings(Embeddings):
 
     def embed_array(self, texts: list[str]) -> np.ndarray:
         """Embed texts into a float32 array of shape (len(texts), 384), unit-normalised."""
+        texts = _check_texts(texts)
         for t in texts:
             if not isinstance(t, str):
                 raise TypeError(f"can only embed str, got {type(t).__name__}: {t!r}")
@@ -94,7 +98,20 @@ class MiniLMEmbeddings(Embeddings):
         return np.stack([found[t] for t in texts])
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.embed_array(list(texts)).tolist()
+        """One vector per text (a bare string is refused: it would embed each character)."""
+        return self.embed_array(_check_texts(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
+        """The vector of one text."""
+        if not isinstance(text, str):
+            raise TypeError(f"can only embed str, got {type(text).__name__}: {text!r:.80}")
         return self.embed_array([text])[0].tolist()
+
+
+def _check_texts(texts) -> list[str]:
+    if isinstance(texts, str | bytes) or not isinstance(texts, Iterable):
+        raise TypeError(
+            f"texts must be a list of strings, got {type(texts).__name__}: {texts!r:.80} "
+            "(for one text, use embed_query or wrap it in a list)"
+        )
+    return list(texts)

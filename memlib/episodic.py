@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from langchain_core.messages import SystemMessage, convert_to_messages
-from langgraph.store.base import BaseStore, Item
+from langgraph.store.base import BaseStore, Item, SearchItem
 from pydantic import AfterValidator, BaseModel, Field
 
+from memlib.checks import check_int, check_store, check_str, check_user_id
 from memlib.fixtures import DATA_DIR, read_jsonl
 
 EPISODES_DIR = DATA_DIR / "episodes"
@@ -72,18 +73,16 @@ EXTRACTION_PROMPT = (
 )
 
 
-def namespace_for(user_id: str) -> tuple[str, str]:
+def episodes_namespace(user_id: str) -> tuple[str, str]:
     """The store namespace holding one user's episodes: ("episodes", user_id)."""
-    if not isinstance(user_id, str):
-        raise TypeError(f"user_id must be a str, got {type(user_id).__name__}: {user_id!r}")
-    if not user_id.strip() or "." in user_id:
-        raise ValueError(f"user_id must be a non-empty str without '.', got {user_id!r}")
-    return (NAMESPACE, user_id)
+    return (NAMESPACE, check_user_id(user_id))
 
 
-def _check_store(store: Any) -> None:
-    if not isinstance(store, BaseStore):
-        raise TypeError(f"store must be a LangGraph BaseStore, got {type(store).__name__}")
+def check_episode_type(type: Any) -> str:
+    """An episode type: a lower-case slug such as 'debugging', or an error naming the value."""
+    if not isinstance(type, str) or not _TYPE.match(type):
+        raise ValueError(f"type must be a lower-case slug such as 'debugging', got {type!r}")
+    return type
 
 
 def to_datetime(value: Any, name: str = "date") -> datetime:
@@ -122,9 +121,21 @@ def to_datetime(value: Any, name: str = "date") -> datetime:
 
 def extract_episode(model, messages: Sequence[Any]) -> Episode:
     """Turn a finished conversation into an Episode with the model's structured output. Introduced in notebooks/03_episodic_recall.ipynb."""
+    if not callable(getattr(model, "with_structured_output", None)):
+        raise TypeError(
+            f"model must be a LangChain chat model with with_structured_output, got "
+            f"{type(model).__name__}: {model!r}"
+        )
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise TypeError(f"messages must be a list of messages, got {type(messages).__name__}")
-    msgs = convert_to_messages(list(messages))
+        raise TypeError(
+            f"messages must be a list of messages, got {type(messages).__name__}: {messages!r}"
+        )
+    try:
+        msgs = convert_to_messages(list(messages))
+    except (TypeError, ValueError, NotImplementedError) as err:
+        raise TypeError(
+            f"messages must be langchain messages or role/content dicts, got {messages!r}: {err}"
+        ) from None
     kinds = {m.type for m in msgs}
     if "human" not in kinds or "ai" not in kinds:
         raise ValueError(
@@ -138,7 +149,8 @@ def extract_episode(model, messages: Sequence[Any]) -> Episode:
     return Episode.model_validate(result.model_dump() if isinstance(result, BaseModel) else result)
 
 
-def _as_episode(episode: Any) -> Episode:
+def as_episode(episode: Any) -> Episode:
+    """An Episode from an Episode or a dict holding the four fields, or an error naming it."""
     if isinstance(episode, Episode):
         return episode
     if isinstance(episode, Mapping):
@@ -146,49 +158,40 @@ def _as_episode(episode: Any) -> Episode:
         if missing:
             raise ValueError(f"episode lacks fields {missing}: {dict(episode)!r}")
         return Episode.model_validate({f: episode[f] for f in EPISODE_FIELDS})
-    raise TypeError(f"episode must be an Episode or a dict, got {type(episode).__name__}")
+    raise TypeError(
+        f"episode must be an Episode or a dict, got {type(episode).__name__}: {episode!r}"
+    )
 
 
 def save_episode(
     store: BaseStore,
     user_id: str,
-    episode: Episode | Mapping,
+    episode: Episode | dict,
     type: str,
-    created_at: Any,
+    created_at: str | datetime | float,
     key: str | None = None,
 ) -> str:
     """Store an episode under ("episodes", user_id) with type and creation date; return its key. Introduced in notebooks/03_episodic_recall.ipynb."""
-    _check_store(store)
-    ns = namespace_for(user_id)
-    ep = _as_episode(episode)
-    if not isinstance(type, str) or not _TYPE.match(type):
-        raise ValueError(f"type must be a lower-case slug such as 'debugging', got {type!r}")
+    check_store(store)
+    namespace = episodes_namespace(user_id)
+    fields = as_episode(episode).model_dump()
     when = to_datetime(created_at, "created_at")
-    if key is None:
-        key = str(uuid.uuid4())
-    elif not isinstance(key, str) or not key.strip():
-        raise ValueError(f"key must be a non-empty str, got {key!r}")
-    value = {
-        **ep.model_dump(),
-        "type": type,
-        "user_id": user_id,
-        "created_at": when.isoformat(),
-        "created_ts": when.timestamp(),
-    }
-    store.put(ns, key, value)
+    key = str(uuid.uuid4()) if key is None else check_str(key, "key")
+    metadata = {"type": check_episode_type(type), "user_id": user_id}
+    # the date twice: ISO text for people, epoch seconds for range filters (they compare numbers)
+    metadata |= {"created_at": when.isoformat(), "created_ts": when.timestamp()}
+    store.put(namespace, key, {**fields, **metadata})
     return key
 
 
-def recall_filter(type: str | None = None, since: Any = None) -> dict | None:
-    """The store filter for an episode type and/or a creation cutoff, or None for no filter."""
-    filt: dict = {}
+def recall_filter(type: str | None = None, since: str | datetime | None = None) -> dict | None:
+    """The store filter for an episode type and/or a creation cutoff, or None for no filter. Introduced in notebooks/03_episodic_recall.ipynb."""
+    conditions = {}
     if type is not None:
-        if not isinstance(type, str) or not _TYPE.match(type):
-            raise ValueError(f"type must be a lower-case slug such as 'debugging', got {type!r}")
-        filt["type"] = type
+        conditions["type"] = check_episode_type(type)
     if since is not None:
-        filt["created_ts"] = {"$gte": to_datetime(since, "since").timestamp()}
-    return filt or None
+        conditions["created_ts"] = {"$gte": to_datetime(since, "since").timestamp()}
+    return conditions or None
 
 
 def recall_episodes(
@@ -197,16 +200,14 @@ def recall_episodes(
     task: str,
     k: int = 3,
     type: str | None = None,
-    since: Any = None,
-) -> list:
+    since: str | datetime | None = None,
+) -> list[SearchItem]:
     """The k stored episodes of a user most similar to a task, optionally of one type or newer than since. Introduced in notebooks/03_episodic_recall.ipynb."""
-    _check_store(store)
-    ns = namespace_for(user_id)
-    if not isinstance(task, str) or not task.strip():
-        raise ValueError(f"task must be a non-empty str, got {task!r}")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be an int >= 1, got {k!r}")
-    return store.search(ns, query=task, limit=k, filter=recall_filter(type, since))
+    check_store(store)
+    namespace = episodes_namespace(user_id)
+    check_str(task, "task")
+    check_int(k, "k", minimum=1)
+    return store.search(namespace, query=task, limit=k, filter=recall_filter(type, since))
 
 
 def _value(episode: Any) -> Mapping:
@@ -216,13 +217,15 @@ def _value(episode: Any) -> Mapping:
         return episode.model_dump()
     if isinstance(episode, Mapping):
         return episode
-    raise TypeError(f"expected a store item, Episode or dict, got {type(episode).__name__}")
+    raise TypeError(
+        f"expected a store item, Episode or dict, got {type(episode).__name__}: {episode!r}"
+    )
 
 
 def format_episodes_as_examples(episodes: Sequence[Any]) -> str:
     """A system-prompt section presenting episodes as numbered worked examples ('' for none). Introduced in notebooks/03_episodic_recall.ipynb."""
     if isinstance(episodes, (str, bytes, Mapping)) or not isinstance(episodes, Sequence):
-        raise TypeError(f"episodes must be a list, got {type(episodes).__name__}")
+        raise TypeError(f"episodes must be a list, got {type(episodes).__name__}: {episodes!r}")
     if not episodes:
         return ""
     blocks = []
@@ -249,8 +252,13 @@ def recall_at_k(
     retrieved: Sequence[Sequence[str]], relevant: Sequence[Collection[str]], k: int
 ) -> float:
     """Mean over queries of the share of each query's relevant ids found in its top k. Introduced in notebooks/03_episodic_recall.ipynb."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    check_int(k, "k", minimum=1)
+    for name, value in (("retrieved", retrieved), ("relevant", relevant)):
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
+            raise TypeError(
+                f"{name} must be a list with one entry per query, got "
+                f"{type(value).__name__}: {value!r}"
+            )
     if len(retrieved) != len(relevant):
         raise ValueError(
             f"retrieved has {len(retrieved)} rankings but relevant has {len(relevant)} sets"
@@ -260,7 +268,10 @@ def recall_at_k(
     total = 0.0
     for i, (ranking, rel) in enumerate(zip(retrieved, relevant, strict=True)):
         if isinstance(ranking, str) or isinstance(rel, str):
-            raise TypeError(f"query {i}: rankings and relevant sets must be collections of ids")
+            raise TypeError(
+                f"query {i}: rankings and relevant sets must be collections of ids, got "
+                f"{ranking!r} and {rel!r}"
+            )
         rel = set(rel)
         if not rel:
             raise ValueError(f"query {i} has no relevant ids")
@@ -271,17 +282,39 @@ def recall_at_k(
 # Fixtures
 
 
+def _fixture_path(path: Any, default: str) -> Path:
+    if path is None:
+        return EPISODES_DIR / default
+    if not isinstance(path, str | Path) or not str(path).strip():
+        raise TypeError(f"path must be a str or Path to a .jsonl file, got {path!r}")
+    return Path(path)
+
+
+def _owners(episodes: Any) -> dict[str, str]:
+    """Episode id -> user id, from episodes that each carry both."""
+    if isinstance(episodes, (str, bytes, Mapping)) or not isinstance(episodes, Sequence):
+        raise TypeError(f"episodes must be a list of episode dicts, got {episodes!r}")
+    owner = {}
+    for e in episodes:
+        if not isinstance(e, Mapping) or not isinstance(e.get("id"), str):
+            raise ValueError(f"each episode must be a dict with a str 'id', got {e!r}")
+        if not isinstance(e.get("user_id"), str):
+            raise ValueError(f"episode {e['id']!r} has no str 'user_id': {dict(e)!r}")
+        owner[e["id"]] = e["user_id"]
+    return owner
+
+
 def load_episodes(path: str | Path | None = None) -> list[dict]:
     """The planted episodes (default data/episodes/episodes.jsonl), validated. Introduced in notebooks/03_episodic_recall.ipynb."""
-    path = Path(path) if path is not None else EPISODES_DIR / "episodes.jsonl"
+    path = _fixture_path(path, "episodes.jsonl")
     rows = read_jsonl(path)
     ids = [r.get("id") for r in rows]
     for r in rows:
         where = f"{path.name}: episode {r.get('id')!r}"
         if not isinstance(r.get("id"), str) or not r["id"]:
             raise ValueError(f"{where}: id must be a non-empty str")
-        namespace_for(r.get("user_id"))
-        _as_episode(r)
+        episodes_namespace(r.get("user_id"))
+        as_episode(r)
         if not isinstance(r.get("type"), str) or not _TYPE.match(r["type"]):
             raise ValueError(f"{where}: bad type {r.get('type')!r}")
         to_datetime(r.get("created_at"), f"{where} created_at")
@@ -298,9 +331,9 @@ def load_queries(
     path: str | Path | None = None, episodes: Sequence[dict] | None = None
 ) -> list[dict]:
     """New tasks naming their relevant planted episodes (default data/episodes/queries.jsonl). Introduced in notebooks/03_episodic_recall.ipynb."""
-    path = Path(path) if path is not None else EPISODES_DIR / "queries.jsonl"
+    path = _fixture_path(path, "queries.jsonl")
+    owner = _owners(episodes if episodes is not None else load_episodes())
     rows = read_jsonl(path)
-    owner = {e["id"]: e["user_id"] for e in (episodes if episodes is not None else load_episodes())}
     for r in rows:
         where = f"{path.name}: query {r.get('id')!r}"
         if not isinstance(r.get("task"), str) or not r["task"].strip():
@@ -318,11 +351,11 @@ def load_queries(
 
 def load_conversations(path: str | Path | None = None) -> list[dict]:
     """Finished conversations to extract episodes from (default data/episodes/conversations.jsonl). Introduced in notebooks/03_episodic_recall.ipynb."""
-    path = Path(path) if path is not None else EPISODES_DIR / "conversations.jsonl"
+    path = _fixture_path(path, "conversations.jsonl")
     rows = read_jsonl(path)
     for r in rows:
         where = f"{path.name}: conversation {r.get('id')!r}"
-        namespace_for(r.get("user_id"))
+        episodes_namespace(r.get("user_id"))
         msgs = r.get("messages")
         if not isinstance(msgs, list) or not msgs:
             raise ValueError(f"{where}: messages must be a non-empty list")

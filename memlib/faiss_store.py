@@ -258,6 +258,10 @@ class FaissStore(BaseStore):
                 raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
         if not 0 < rebuild_fraction <= 1:
             raise ValueError(f"rebuild_fraction must be in (0, 1], got {rebuild_fraction!r}")
+        if path is not None and not isinstance(path, (str, os.PathLike)):
+            raise TypeError(
+                f"path must be a str or os.PathLike, got {type(path).__name__}: {path!r}"
+            )
         if autosave and path is None:
             raise ValueError("autosave=True needs a path to save to")
         self.index_type = index_type

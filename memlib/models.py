@@ -23,6 +23,8 @@ from functools import lru_cache
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
+from memlib.checks import check_number
+
 BACKENDS = ("auto", "offline", "openai")
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 DEFAULT_OPENAI_EMBEDDING_MODEL = "text-embedding-3-small"
@@ -93,6 +95,7 @@ def _chat_openai_class(method: str | None):
 
 def get_chat_model(temperature: float = 0.0, **kwargs) -> BaseChatModel:
     """The active chat model: OfflineChatModel or ChatOpenAI. Introduced in notebooks/01."""
+    check_number(temperature, "temperature")
     if llm_backend() == "openai":
         model = os.environ.get("MEMLIB_OPENAI_MODEL", DEFAULT_OPENAI_MODEL)
         if not os.environ.get("OPENAI_API_KEY"):
@@ -101,6 +104,12 @@ def get_chat_model(temperature: float = 0.0, **kwargs) -> BaseChatModel:
         return chat_openai(model=model, temperature=temperature, **kwargs)
     from memlib.offline import OfflineChatModel
 
+    unknown = sorted(set(kwargs) - set(OfflineChatModel.model_fields))
+    if unknown:
+        raise TypeError(
+            f"get_chat_model() got unknown keyword arguments {unknown} for the offline backend; "
+            f"OfflineChatModel accepts {sorted(OfflineChatModel.model_fields)}"
+        )
     return OfflineChatModel(**kwargs)
 
 

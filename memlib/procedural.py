@@ -6,6 +6,9 @@ from), `approve` / `reject` (a reviewer's decision), `rollback` (re-activate an 
 version), `active_prompt` (the text the agent runs with), `get_version` / `list_versions`,
 `check_prompt` (the guardrail: required template variables kept, a token budget respected),
 `prompt_variables`, `prompt_diff`, and `load_feedback` (the fixture in data/procedural/).
+propose / approve / reject / rollback are written in notebook 08's cells (`# @save`); the helpers
+they share (`read_pointer`, `review_version`, `check_feedback`, `check_name`, `timestamp`) are
+module-level but not exported from `memlib`.
 
 Layout in the store, under the namespace `("prompts", agent)`:
 - `"system"`: the pointer the agent reads on every call, `{"text", "active_version",
@@ -27,15 +30,17 @@ call LangMem's `create_prompt_optimizer` and pass its output to `propose_prompt`
 from __future__ import annotations
 
 import difflib
+import re
 import string
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
 
+from memlib.checks import check_int, check_store, check_str
 from memlib.fixtures import DATA_DIR, read_jsonl
 from memlib.tokens import count_text_tokens
 
@@ -44,6 +49,7 @@ NAMESPACE_ROOT = "prompts"
 POINTER_KEY = "system"
 DEFAULT_MAX_TOKENS = 400
 STATUSES = ("pending", "approved", "rejected")
+MAX_FORMAT_WIDTH = 100  # a wider field in a format spec is padding, not an instruction
 
 
 @dataclass(frozen=True)
@@ -61,10 +67,21 @@ class PromptVersion:
     reviewed_at: str | None = None
     review_note: str | None = None
 
+    def __post_init__(self):
+        check_int(self.version, "version", minimum=1)
+        check_str(self.text, "text")
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+        check_str(self.author, "author")
+        check_str(self.created_at, "created_at")
+        if self.based_on is not None:
+            check_int(self.based_on, "based_on", minimum=1)
+
 
 def namespace(agent: str) -> tuple[str, str]:
     """The store namespace holding one agent's prompts. Introduced in notebooks/08_procedural_memory.ipynb."""
-    if not isinstance(agent, str) or not agent.strip() or "." in agent:
+    check_str(agent, "agent")
+    if "." in agent:
         raise ValueError(f"agent must be a non-empty name without dots, got {agent!r}")
     return (NAMESPACE_ROOT, agent)
 
@@ -76,20 +93,36 @@ def version_key(version: int) -> str:
 
 def prompt_variables(text: str) -> set[str]:
     """The str.format fields a prompt template uses ('{{' and '}}' are literal braces). Introduced in notebooks/08_procedural_memory.ipynb."""
+    return {field for field, _ in _fields(text)}
+
+
+def _fields(text: Any) -> list[tuple[str, str]]:
+    """(field, format spec) of each replacement field of a format template."""
     if not isinstance(text, str):
-        raise TypeError(f"prompt must be a str, got {type(text).__name__}")
+        raise TypeError(f"prompt must be a str, got {type(text).__name__}: {text!r}"[:200])
     try:
-        return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
+        parsed = list(string.Formatter().parse(text))
     except ValueError as err:
         raise ValueError(f"prompt is not a valid format template ({err}): {text[:80]!r}") from err
+    return [(field, spec or "") for _, field, spec, _ in parsed if field is not None]
 
 
 def check_prompt(text: str, required_variables=(), max_tokens: int = DEFAULT_MAX_TOKENS) -> int:
     """The guardrail: ValueError unless the prompt keeps every required variable, adds none and fits max_tokens; returns its token count. Introduced in notebooks/08_procedural_memory.ipynb."""
-    if not isinstance(text, str):
-        raise TypeError(f"prompt must be a str, got {type(text).__name__}")
-    if not text.strip():
-        raise ValueError("prompt must not be empty")
+    check_str(text, "prompt")
+    if isinstance(required_variables, str) or not isinstance(required_variables, Iterable):
+        raise TypeError(
+            f"required_variables must be a list of names such as ['user_name'], got "
+            f"{type(required_variables).__name__}: {required_variables!r}"
+        )
+    check_int(max_tokens, "max_tokens", minimum=1)
+    for field, spec in _fields(text):
+        widths = [int(n) for n in re.findall(r"\d+", spec)]
+        if "{" in spec or any(w > MAX_FORMAT_WIDTH for w in widths):
+            raise ValueError(
+                f"prompt field {{{field}:{spec}}} has a nested or wider-than-{MAX_FORMAT_WIDTH} "
+                "format spec; write the variable plainly, as {" + field + "}"
+            )
     found = prompt_variables(text)
     missing = sorted(set(required_variables) - found)
     if missing:
@@ -108,20 +141,25 @@ def check_prompt(text: str, required_variables=(), max_tokens: int = DEFAULT_MAX
     return tokens
 
 
-def _now(now: datetime | None) -> str:
+def timestamp(now: datetime | None) -> str:
+    """`now` (timezone-aware) or the current UTC time, in ISO 8601."""
+    if now is not None and not isinstance(now, datetime):
+        raise TypeError(f"now must be a datetime or None, got {type(now).__name__}: {now!r}")
     moment = now or datetime.now(timezone.utc)
     if moment.tzinfo is None:
         raise ValueError(f"now must be timezone-aware, got {moment!r}")
     return moment.isoformat()
 
 
-def _check_name(value: Any, what: str) -> str:
+def check_name(value: Any, what: str) -> str:
+    """An author's or reviewer's name: a non-empty str."""
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{what} must be a non-empty name, got {value!r}")
     return value
 
 
-def _check_feedback(feedback: Any) -> Any:
+def check_feedback(feedback: Any) -> Any:
+    """Feedback that says something: a non-blank str, or a dict with a non-blank value."""
     if isinstance(feedback, str):
         if feedback.strip():
             return feedback
@@ -138,7 +176,9 @@ def _check_feedback(feedback: Any) -> Any:
     )
 
 
-def _pointer(store: BaseStore, agent: str) -> dict:
+def read_pointer(store: BaseStore, agent: str) -> dict:
+    """A copy of the agent's `system` pointer item, or ValueError if it has no prompt yet."""
+    check_store(store)
     item = store.get(namespace(agent), POINTER_KEY)
     if item is None:
         raise ValueError(f"agent {agent!r} has no prompt yet; call create_prompt first")
@@ -146,14 +186,16 @@ def _pointer(store: BaseStore, agent: str) -> dict:
 
 
 def _version(value: Mapping) -> PromptVersion:
-    return PromptVersion(**value)
+    # other fields (a ScopedStore's provenance stamps, say) are the store's, not the version's
+    return PromptVersion(
+        **{f.name: value[f.name] for f in fields(PromptVersion) if f.name in value}
+    )
 
 
 def get_version(store: BaseStore, agent: str, version: int) -> PromptVersion:
     """One stored version, or ValueError naming an unknown version. Introduced in notebooks/08_procedural_memory.ipynb."""
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise TypeError(f"version must be an int, got {version!r}")
-    pointer = _pointer(store, agent)
+    check_int(version, "version", minimum=1)
+    pointer = read_pointer(store, agent)
     item = store.get(namespace(agent), version_key(version))
     if item is None:
         raise ValueError(
@@ -164,13 +206,13 @@ def get_version(store: BaseStore, agent: str, version: int) -> PromptVersion:
 
 def list_versions(store: BaseStore, agent: str) -> list[PromptVersion]:
     """Every version of an agent's prompt, oldest first. Introduced in notebooks/08_procedural_memory.ipynb."""
-    latest = _pointer(store, agent)["latest_version"]
+    latest = read_pointer(store, agent)["latest_version"]
     return [get_version(store, agent, v) for v in range(1, latest + 1)]
 
 
 def active_prompt(store: BaseStore, agent: str) -> str:
     """The approved text the agent runs with (one store read). Introduced in notebooks/08_procedural_memory.ipynb."""
-    return _pointer(store, agent)["text"]
+    return read_pointer(store, agent)["text"]
 
 
 def create_prompt(
@@ -184,17 +226,25 @@ def create_prompt(
     now: datetime | None = None,
 ) -> PromptVersion:
     """Version 1 of an agent's prompt, approved and active; its variables become required unless given. Introduced in notebooks/08_procedural_memory.ipynb."""
+    check_store(store)
     ns = namespace(agent)
-    _check_name(author, "author")
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
-        raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+    check_name(author, "author")
+    check_int(max_tokens, "max_tokens", minimum=1)
+    check_str(text, "text")
+    if required_variables is not None and (
+        isinstance(required_variables, str) or not isinstance(required_variables, Iterable)
+    ):
+        raise TypeError(
+            f"required_variables must be a list of names such as ['user_name'], got "
+            f"{type(required_variables).__name__}: {required_variables!r}"
+        )
     if store.get(ns, POINTER_KEY) is not None:
         raise ValueError(f"agent {agent!r} already has a prompt; propose a new version instead")
     required = sorted(
         prompt_variables(text) if required_variables is None else set(required_variables)
     )
     check_prompt(text, required, max_tokens)
-    at = _now(now)
+    at = timestamp(now)
     v1 = PromptVersion(1, text, "approved", None, author, at, None, author, at, "initial version")
     pointer = {
         "text": text,
@@ -218,9 +268,10 @@ def propose_prompt(
     now: datetime | None = None,
 ) -> PromptVersion:
     """Store a new pending version with its provenance, after the guardrail; the active prompt is unchanged. Introduced in notebooks/08_procedural_memory.ipynb."""
-    feedback = _check_feedback(feedback)
-    _check_name(author, "author")
-    pointer = _pointer(store, agent)
+    check_str(text, "text")
+    feedback = check_feedback(feedback)
+    check_name(author, "author")
+    pointer = read_pointer(store, agent)
     check_prompt(text, pointer["required_variables"], pointer["max_tokens"])
     if text.strip() == pointer["text"].strip():
         raise ValueError(
@@ -228,7 +279,7 @@ def propose_prompt(
         )
     n = pointer["latest_version"] + 1
     proposal = PromptVersion(
-        n, text, "pending", feedback, author, _now(now), pointer["active_version"]
+        n, text, "pending", feedback, author, timestamp(now), pointer["active_version"]
     )
     pointer["latest_version"] = n
     ns = namespace(agent)
@@ -236,15 +287,16 @@ def propose_prompt(
     return proposal
 
 
-def _review(store, agent, version, reviewer, now, status, note) -> PromptVersion:
-    _check_name(reviewer, "reviewer")
+def review_version(store, agent, version, reviewer, now, status, note) -> PromptVersion:
+    """A pending version with a reviewer's decision filled in (not yet stored)."""
+    check_name(reviewer, "reviewer")
     current = get_version(store, agent, version)
     if current.status != "pending":
         raise ValueError(
             f"version {version} of {agent!r} is already {current.status} "
             f"(by {current.reviewed_by} at {current.reviewed_at}); only pending versions can be reviewed"
         )
-    at = _now(now)
+    at = timestamp(now)
     return PromptVersion(
         **{
             **asdict(current),
@@ -266,8 +318,8 @@ def approve(
     now: datetime | None = None,
 ) -> PromptVersion:
     """Approve a pending version and make it the active prompt. Introduced in notebooks/08_procedural_memory.ipynb."""
-    decided = _review(store, agent, version, reviewer, now, "approved", note)
-    pointer = _pointer(store, agent)
+    decided = review_version(store, agent, version, reviewer, now, "approved", note)
+    pointer = read_pointer(store, agent)
     check_prompt(decided.text, pointer["required_variables"], pointer["max_tokens"])
     pointer["text"] = decided.text
     pointer["active_version"] = version
@@ -291,8 +343,8 @@ def reject(
 ) -> PromptVersion:
     """Reject a pending version, with the reason; the active prompt is unchanged. Introduced in notebooks/08_procedural_memory.ipynb."""
     if not isinstance(note, str) or not note.strip():
-        raise ValueError(f"a rejection needs a reason in note, got {note!r}")
-    decided = _review(store, agent, version, reviewer, now, "rejected", note)
+        raise ValueError(f"a rejection needs a reason in note (a non-empty str), got {note!r}")
+    decided = review_version(store, agent, version, reviewer, now, "rejected", note)
     store.put(namespace(agent), version_key(version), asdict(decided))
     return decided
 
@@ -306,8 +358,10 @@ def rollback(
     now: datetime | None = None,
 ) -> PromptVersion:
     """Re-activate an approved version: to_version, or the one active before the current one. Introduced in notebooks/08_procedural_memory.ipynb."""
-    _check_name(reviewer, "reviewer")
-    pointer = _pointer(store, agent)
+    check_name(reviewer, "reviewer")
+    pointer = read_pointer(store, agent)
+    if to_version is not None:
+        check_int(to_version, "to_version", minimum=1)
     active = pointer["active_version"]
     if to_version is None:
         earlier = [a["version"] for a in pointer["activations"] if a["version"] != active]
@@ -325,7 +379,7 @@ def rollback(
     pointer["active_version"] = to_version
     pointer["activations"] = [
         *pointer["activations"],
-        {"version": to_version, "action": "rollback", "by": reviewer, "at": _now(now)},
+        {"version": to_version, "action": "rollback", "by": reviewer, "at": timestamp(now)},
     ]
     store.put(namespace(agent), POINTER_KEY, pointer)
     return target
@@ -333,6 +387,10 @@ def rollback(
 
 def prompt_diff(old: str, new: str, old_label: str = "old", new_label: str = "new") -> str:
     """A unified diff of two prompt texts, line by line. Introduced in notebooks/08_procedural_memory.ipynb."""
+    check_str(old, "old", allow_empty=True)
+    check_str(new, "new", allow_empty=True)
+    check_str(old_label, "old_label")
+    check_str(new_label, "new_label")
     lines = difflib.unified_diff(
         old.splitlines(), new.splitlines(), old_label, new_label, lineterm="", n=1
     )

@@ -10,6 +10,9 @@ Provides:
 - `summary_request` / `prompt_with_summary`: the prompt that asks for a budgeted summary folding in
   the previous one, and the chat prompt with the summary injected into the system message.
 - `chat_node`, `compress_node`, `route_after_chat`, `build_rotation_graph`: the graph pieces.
+  `check_summary_state` and `check_model` refuse a state without `messages` or a non-model with
+  a TypeError/ValueError naming the value. SummaryState, split_for_summary and the three node
+  functions are written in notebook 06's cells (`# @save memlib.rotation`); this is their copy.
 - `PromptRecorder`: a callback handler recording every chat-model call by graph node with its
   prompt tokens, so a notebook can count summarization calls and see what the model was shown.
 - `run_turns`: feed user turns through a compiled graph and collect per-turn measurements;
@@ -25,7 +28,7 @@ checkpoints (rotation shrinks the current state; earlier checkpoints still hold 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -41,10 +44,12 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
+from memlib.checks import check_int, check_messages, check_str
 from memlib.fixtures import DATA_DIR, read_jsonl
 from memlib.tokens import TokenCounter
 
@@ -61,19 +66,45 @@ class SummaryState(TypedDict):
     summary: str
 
 
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a positive number of messages/words, got {value!r}")
-    return value
+def check_summary_state(state: Any) -> tuple[list[BaseMessage], str]:
+    """(messages, summary) of a SummaryState-shaped dict, or a TypeError/ValueError naming what
+    is missing or of the wrong kind (a node given the wrong state fails here, not with KeyError)."""
+    if not isinstance(state, Mapping):
+        raise TypeError(
+            f"state must be a dict with 'messages' (and optionally 'summary'), got "
+            f"{type(state).__name__}: {state!r:.80}"
+        )
+    if "messages" not in state:
+        raise ValueError(
+            f"state has no 'messages' key (keys: {sorted(state)}); a SummaryState needs "
+            "'messages' and 'summary'"
+        )
+    messages = check_messages(state["messages"], "state['messages']")
+    summary = state.get("summary") or ""
+    check_str(summary, "state['summary']", allow_empty=True)
+    return messages, summary
+
+
+def check_model(model: Any, tools: Any = ()) -> list:
+    """A chat model (something with .invoke, and .bind_tools when tools are given) and a list of
+    tools; returns the tools as a list."""
+    if not callable(getattr(model, "invoke", None)):
+        raise TypeError(
+            f"model must be a chat model with .invoke (e.g. ChatOpenAI), got "
+            f"{type(model).__name__}: {model!r:.80}"
+        )
+    if isinstance(tools, str | bytes) or not isinstance(tools, Sequence):
+        raise TypeError(f"tools must be a list of tools, got {type(tools).__name__}: {tools!r:.80}")
+    if tools and not callable(getattr(model, "bind_tools", None)):
+        raise TypeError(f"tools need a model with .bind_tools, got {type(model).__name__}")
+    return list(tools)
 
 
 def check_rotation_budgets(threshold: int, keep_last: int, summary_words: int) -> None:
     """Raise ValueError/TypeError unless 0 < keep_last <= threshold and summary_words > 0."""
-    _positive_int("threshold", threshold)
-    _positive_int("keep_last", keep_last)
-    _positive_int("summary_words", summary_words)
+    check_int(threshold, "threshold", minimum=1)
+    check_int(keep_last, "keep_last", minimum=1)
+    check_int(summary_words, "summary_words", minimum=1)
     if keep_last > threshold:
         raise ValueError(
             f"keep_last={keep_last!r} is larger than threshold={threshold!r}: the kept tail alone "
@@ -91,6 +122,7 @@ def check_tool_pairs(messages: Sequence[BaseMessage], *, request: bool = False) 
     """
     if not isinstance(request, bool):
         raise TypeError(f"request must be a bool, got {request!r}")
+    messages = check_messages(messages)
     pending: dict[str, int] = {}  # tool_call_id -> index of the AI message that made the call
     for i, m in enumerate(messages):
         if not isinstance(m, BaseMessage):
@@ -136,12 +168,12 @@ def split_for_summary(
     A tool-call group (an AI message with tool calls, then its ToolMessages) that straddles the cut
     goes wholly into the summarized part. Introduced in notebooks/06_summary_rotation.ipynb.
     """
-    _positive_int("keep_last", keep_last)
-    messages = list(messages)
-    check_tool_pairs(messages)
+    check_int(keep_last, "keep_last", minimum=1)
+    messages = check_messages(messages)
+    check_tool_pairs(messages)  # ids present, no orphan results, no unanswered calls
     cut = max(0, len(messages) - keep_last)
     while cut < len(messages) and isinstance(messages[cut], ToolMessage):
-        cut += 1
+        cut += 1  # never start the kept part with a result: its call goes to the summary
     return messages[:cut], messages[cut:]
 
 
@@ -176,7 +208,8 @@ def summary_request(
     previous_summary: str, messages: Sequence[BaseMessage], words: int = DEFAULT_SUMMARY_WORDS
 ) -> list[BaseMessage]:
     """The prompt asking for an updated summary of at most `words` words."""
-    _positive_int("words", words)
+    check_str(previous_summary, "previous_summary", allow_empty=True)
+    check_int(words, "words", minimum=1)
     instruction = (
         f"You keep a running summary of a conversation. Write the updated summary in at most "
         f"{words} words. Fold in the previous summary, keep every name, number, date and topic, "
@@ -206,11 +239,15 @@ def _reply_text(message: BaseMessage) -> str:
 def chat_node(
     model: BaseChatModel, *, system_prompt: str = DEFAULT_SYSTEM_PROMPT, tools: Sequence = ()
 ) -> Callable[[SummaryState], dict]:
-    """A node answering from the summary (in the system prompt) plus the active messages."""
-    bound = model.bind_tools(list(tools)) if tools else model
+    """A node answering from the summary (in the system prompt) plus the active messages.
+    Introduced in notebooks/06_summary_rotation.ipynb."""
+    tools = check_model(model, tools)
+    check_str(system_prompt, "system_prompt")
+    bound = model.bind_tools(tools) if tools else model
 
     def chat(state: SummaryState) -> dict:
-        prompt = prompt_with_summary(state["messages"], state.get("summary", ""), system_prompt)
+        messages, summary = check_summary_state(state)
+        prompt = prompt_with_summary(messages, summary, system_prompt)
         return {"messages": [bound.invoke(prompt)]}
 
     return chat
@@ -225,18 +262,18 @@ def compress_node(
 ) -> Callable[[SummaryState], dict]:
     """A node that, above `threshold` messages, summarizes all but the last `keep_last` and
     deletes them with RemoveMessage. Introduced in notebooks/06_summary_rotation.ipynb."""
+    check_model(model)
     check_rotation_budgets(threshold, keep_last, summary_words)
 
     def compress(state: SummaryState) -> dict:
-        messages = state["messages"]
+        messages, previous = check_summary_state(state)
         if len(messages) <= threshold:
             return {}
         old, _kept = split_for_summary(messages, keep_last)
         if not old:
             return {}
-        previous = state.get("summary", "")
         reply = model.invoke(summary_request(previous, old, summary_words))
-        summary = _reply_text(reply)
+        summary = str(reply.text).strip()
         if not summary:
             raise ValueError(f"the summarizer returned an empty summary for {len(old)} messages")
         return {"summary": summary, "messages": [RemoveMessage(id=m.id) for m in old]}
@@ -245,14 +282,18 @@ def compress_node(
 
 
 def route_after_chat(threshold: int, *, tools: bool = False) -> Callable[[SummaryState], str]:
-    """Routing after the chat node: 'tools' for pending tool calls, 'compress' above threshold."""
-    _positive_int("threshold", threshold)
+    """Routing after the chat node: 'tools' for pending tool calls, 'compress' above threshold.
+    Introduced in notebooks/06_summary_rotation.ipynb."""
+    check_int(threshold, "threshold", minimum=1)
+    if not isinstance(tools, bool):
+        raise TypeError(f"tools must be a bool (is a tool node wired?), got {tools!r}")
 
     def route(state: SummaryState) -> str:
-        last = state["messages"][-1]
+        messages, _summary = check_summary_state(state)
+        last = messages[-1] if messages else None
         if tools and isinstance(last, AIMessage) and last.tool_calls:
             return "tools"
-        return "compress" if len(state["messages"]) > threshold else END
+        return "compress" if len(messages) > threshold else END
 
     return route
 
@@ -270,6 +311,14 @@ def build_rotation_graph(
 ):
     """Compile chat -> (tools -> chat)* -> compress? -> END over SummaryState."""
     check_rotation_budgets(threshold, keep_last, summary_words)
+    tools = check_model(model, tools)
+    if summary_model is not None:
+        check_model(summary_model)
+    if checkpointer is not None and not isinstance(checkpointer, BaseCheckpointSaver):
+        raise TypeError(
+            f"checkpointer must be a LangGraph checkpointer (e.g. InMemorySaver()) or None, got "
+            f"{type(checkpointer).__name__}: {checkpointer!r:.80}"
+        )
     builder = StateGraph(SummaryState)
     builder.add_node("chat", chat_node(model, system_prompt=system_prompt, tools=tools))
     builder.add_node(
@@ -311,6 +360,11 @@ class PromptRecorder(BaseCallbackHandler):
     """Callback handler keeping every chat-model call with its node name and prompt tokens."""
 
     def __init__(self, counter: TokenCounter | None = None):
+        if counter is not None and not callable(counter):
+            raise TypeError(
+                f"counter must be a TokenCounter (or a callable on a message list), got "
+                f"{type(counter).__name__}: {counter!r:.80}"
+            )
         super().__init__()
         self.counter = counter or TokenCounter()
         self.calls: list[ModelCall] = []
@@ -322,6 +376,7 @@ class PromptRecorder(BaseCallbackHandler):
 
     def by_node(self, node: str) -> list[ModelCall]:
         """Calls made from one graph node."""
+        check_str(node, "node")
         return [c for c in self.calls if c.node == node]
 
 
@@ -351,6 +406,23 @@ def run_turns(
     `facts_by_turn` (one list of fact strings per user turn), also how many facts stated in
     earlier turns the chat prompt still contained.
     """
+    if not callable(getattr(graph, "invoke", None)) or not callable(
+        getattr(graph, "get_state", None)
+    ):
+        raise TypeError(
+            f"graph must be a compiled LangGraph graph with a checkpointer, got "
+            f"{type(graph).__name__}: {graph!r:.80}"
+        )
+    if isinstance(user_turns, str) or not isinstance(user_turns, Sequence):
+        raise TypeError(
+            f"user_turns must be a list of strings, got {type(user_turns).__name__}: "
+            f"{user_turns!r:.80}"
+        )
+    for i, text in enumerate(user_turns):
+        check_str(text, f"user_turns[{i}]")
+    check_str(thread_id, "thread_id")
+    if isinstance(facts, str):
+        raise TypeError(f"facts must be a list of strings, got a str: {facts!r:.80}")
     if facts_by_turn is not None and len(facts_by_turn) != len(user_turns):
         raise ValueError(
             f"facts_by_turn has {len(facts_by_turn)} entries for {len(user_turns)} user turns"
@@ -418,16 +490,18 @@ def plot_strategies(results: dict[str, list[dict]], path: str | Path | None = No
     right.set(title="prompt tokens of the chat call", xlabel="turn", ylabel="tokens")
     facts.set(title="facts from earlier turns in the prompt", xlabel="turn", ylabel="facts")
     if results:
+        # The facts stated so far, as a shaded area under everything else: full history keeps
+        # every fact, so a line here would hide under (or hide) its line.
         first = next(iter(results.values()))
-        facts.plot(
+        facts.fill_between(
             [r["turn"] for r in first],
             [r["earlier_facts"] for r in first],
-            color="0.6",
-            linestyle=":",
-            label="facts stated so far",
+            color="0.85",
+            zorder=0,
+            label="facts stated so far (area)",
         )
     left.legend()
-    facts.legend(handles=facts.get_lines()[-1:])
+    facts.legend(loc="upper left", fontsize="small")
     for ax in (left, right, facts):
         ax.grid(alpha=0.3)
     if path is not None:

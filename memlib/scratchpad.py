@@ -5,12 +5,13 @@
 `iteration`, `status`). List fields grow through reducers (`merge_by_id`, `add_unique`,
 `operator.add`): nodes return only what is new and never touch the lists they were given.
 
-`research_nodes()` returns the node functions over a `CorpusIndex` and a chat model:
-plan (split the question into its parts and search the first part with fewer than min_evidence
-relevant documents; again, deeper, if its evidence stayed thin), retrieve (top k unseen documents),
-grade (superseded documents out by metadata, the rest graded by the model against the query that
-found them), review (an `interrupt` for a human to approve or drop evidence) and synthesize (a cited
-answer). `build_research_graph()` wires them into a StateGraph for the caller to compile.
+The nodes are written out in notebooks/02_working_scratchpad.ipynb (cells marked `# @save`) and
+copied here unchanged: `make_plan` (search the first part of the question with fewer than
+min_evidence relevant documents; again, deeper, if its evidence stayed thin), `make_retrieve` (top k
+unseen documents), `make_grade` with `make_grader` (superseded documents out by metadata, the rest
+graded by the model against the query that found them), `review` (an `interrupt` for a human to
+approve or drop evidence) and `make_synthesize` (a cited answer). `build_research_graph()` wires them
+into a StateGraph for the caller to compile.
 
 Leaves out: several questions on one thread (the scratchpad is per research task: use a new
 thread_id per question), parallel retrieval, and query rewriting by the model.
@@ -30,6 +31,7 @@ from langgraph.graph.message import add_messages
 from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 
+from memlib.checks import check_int, check_str
 from memlib.corpus import CorpusIndex, is_superseded
 
 SCRATCHPAD_FIELDS = (
@@ -47,26 +49,31 @@ SOURCE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 
 def merge_by_id(left: list[dict] | None, right: list[dict] | None) -> list[dict]:
     """Reducer: a new list, one dict per 'id'; a later dict with a known id replaces it in place."""
-    merged: list[dict] = []
-    position: dict = {}
-    for item in [*(left or []), *(right or [])]:
-        if not isinstance(item, dict) or "id" not in item:
-            raise ValueError(f"merge_by_id needs dicts with an 'id', got {item!r}")
-        if item["id"] in position:
-            merged[position[item["id"]]] = item
-        else:
-            position[item["id"]] = len(merged)
-            merged.append(item)
+    merged, position = [], {}
+    for side in (left, right):
+        if side is not None and not isinstance(side, list | tuple):
+            raise TypeError(
+                f"merge_by_id needs lists of dicts, got {type(side).__name__}: {side!r}"
+            )
+        for item in side or []:
+            if not isinstance(item, dict) or "id" not in item:
+                raise ValueError(f"merge_by_id needs dicts with an 'id', got {item!r}")
+            if item["id"] in position:
+                merged[position[item["id"]]] = item
+            else:
+                position[item["id"]] = len(merged)
+                merged.append(item)
     return merged
 
 
 def add_unique(left: list | None, right: list | None) -> list:
     """Reducer: a new list with right's items appended unless already present, order kept."""
+    for side in (left, right):
+        if side is not None and not isinstance(side, list | tuple):
+            raise TypeError(f"add_unique needs lists, got {type(side).__name__}: {side!r}")
     merged = list(left or [])
-    seen = set(merged)
     for item in right or []:
-        if item not in seen:
-            seen.add(item)
+        if item not in merged:
             merged.append(item)
     return merged
 
@@ -85,7 +92,7 @@ class ResearchState(TypedDict):
 
 
 class Grade(BaseModel):
-    """Whether one document helps answer the question."""
+    """Whether one document helps answer the question. Introduced in notebooks/02_working_scratchpad.ipynb."""
 
     relevant: bool = Field(description="true if the document helps answer the question")
     reason: str = Field(description="one short sentence saying why")
@@ -93,8 +100,7 @@ class Grade(BaseModel):
 
 def new_research(question: str) -> dict:
     """The input for one research task: the question as a message and an empty scratchpad."""
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError(f"question must be a non-empty string, got {question!r}")
+    check_str(question, "question")
     return {
         "messages": [HumanMessage(question.strip())],
         "current_query": "",
@@ -159,12 +165,6 @@ def evidence_per_aspect(state: dict, aspects: list[str]) -> dict[str, int]:
     return counts
 
 
-def _positive_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return value
-
-
 def parse_yes_no(reply: str) -> tuple[bool, str]:
     """Read a grader's text reply that starts with yes or no; anything else is a ValueError."""
     text = str(reply).strip()
@@ -186,37 +186,10 @@ ANSWER_PROMPT = (
 )
 
 
-def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]:
-    """A function (question, doc) -> (relevant, reason): structured output if the model has it, else yes/no text."""
-    prompt = [SystemMessage(GRADER_PROMPT)]
-
-    def messages(question: str, doc: dict) -> list:
-        body = f"Question: {question}\n\nDocument: [{doc['id']}] {doc['title']}. {doc['text']}"
-        return [*prompt, HumanMessage(body)]
-
-    try:
-        structured = model.with_structured_output(Grade)
-    except NotImplementedError:
-        structured = None
-
-    if structured is not None:
-
-        def grade_structured(question: str, doc: dict) -> tuple[bool, str]:
-            result = structured.invoke(messages(question, doc))
-            if result is None:
-                raise ValueError(f"the model returned no Grade for document {doc['id']!r}")
-            if isinstance(result, dict):
-                result = Grade.model_validate(result)
-            return bool(result.relevant), result.reason
-
-        grade_structured.mode = "structured"
-        return grade_structured
-
-    def grade_text(question: str, doc: dict) -> tuple[bool, str]:
-        return parse_yes_no(model.invoke(messages(question, doc)).content)
-
-    grade_text.mode = "text"
-    return grade_text
+def grader_messages(question: str, doc: dict) -> list:
+    """The grading prompt for one document, its [id] and title included."""
+    body = f"Question: {question}\n\nDocument: [{doc['id']}] {doc['title']}. {doc['text']}"
+    return [SystemMessage(GRADER_PROMPT), HumanMessage(body)]
 
 
 def evidence_lines(docs: Iterable[dict]) -> str:
@@ -246,25 +219,56 @@ def review_problem(decision, kept: list[str]) -> str | None:
     return None
 
 
-def research_nodes(
+def check_research_args(
     index: CorpusIndex,
-    model: BaseChatModel | None = None,
-    *,
-    k: int = 4,
-    min_evidence: int = 2,
-    max_iterations: int = 3,
-) -> dict[str, Callable]:
-    """The nodes plan, retrieve, grade, review, synthesize and the router route_after_grade. Introduced in notebooks/02_working_scratchpad.ipynb."""
+    model: BaseChatModel | None,
+    human_review: bool,
+    k: int,
+    min_evidence: int,
+    max_iterations: int,
+) -> BaseChatModel:
+    """Refuse bad build_research_graph arguments before anything is built; return the chat model."""
     if not isinstance(index, CorpusIndex):
-        raise TypeError(f"index must be a CorpusIndex, got {type(index).__name__}")
-    k = _positive_int("k", k)
-    min_evidence = _positive_int("min_evidence", min_evidence)
-    max_iterations = _positive_int("max_iterations", max_iterations)
+        raise TypeError(f"index must be a CorpusIndex, got {type(index).__name__}: {index!r:.80}")
+    if not isinstance(human_review, bool):
+        raise TypeError(f"human_review must be True or False, got {human_review!r}")
+    for name, value in (
+        ("k", k),
+        ("min_evidence", min_evidence),
+        ("max_iterations", max_iterations),
+    ):
+        check_int(value, name, minimum=1)
     if model is None:
         from memlib.models import get_chat_model
 
         model = get_chat_model()
-    grader = make_grader(model)
+    if not isinstance(model, BaseChatModel):
+        raise TypeError(f"model must be a langchain chat model, got {type(model).__name__}")
+    return model
+
+
+def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]:
+    """(question, doc) -> (relevant, reason): a structured Grade if the model has it, else yes/no text."""
+    try:
+        structured = model.with_structured_output(Grade)
+    except NotImplementedError:
+        structured = None
+
+    def grade_doc(question: str, doc: dict) -> tuple[bool, str]:
+        if structured is None:
+            return parse_yes_no(model.invoke(grader_messages(question, doc)).content)
+        result = structured.invoke(grader_messages(question, doc))
+        if result is None:
+            raise ValueError(f"the model returned no Grade for document {doc['id']!r}")
+        result = Grade.model_validate(result)
+        return result.relevant, result.reason
+
+    grade_doc.mode = "text" if structured is None else "structured"
+    return grade_doc
+
+
+def make_plan(min_evidence: int) -> Callable[[ResearchState], dict]:
+    """The plan node: search the first part of the question that has too little evidence."""
 
     def plan(state: ResearchState) -> dict:
         aspects = question_aspects(question_of(state))
@@ -278,6 +282,12 @@ def research_nodes(
         )
         return {"current_query": query, "status": "researching", "reasoning_notes": [note]}
 
+    return plan
+
+
+def make_retrieve(index: CorpusIndex, k: int) -> Callable[[ResearchState], dict]:
+    """The retrieve node: the top k unseen documents for current_query."""
+
     def retrieve(state: ResearchState) -> dict:
         seen = [d["id"] for d in state.get("retrieved_docs") or []]
         hits = index.search(state["current_query"], k=k, exclude=seen)
@@ -288,34 +298,50 @@ def research_nodes(
             "reasoning_notes": [note],
         }
 
-    def grade(state: ResearchState) -> dict:
-        query = state["current_query"]
-        done = {g["id"] for g in state.get("graded_docs") or []}
-        fresh = [d for d in state.get("retrieved_docs") or [] if d["id"] not in done]
-        verdicts = []
-        for doc in fresh:
-            if is_superseded(doc):
-                relevant, reason = False, f"superseded by [{doc['superseded_by']}]"
-            else:
-                relevant, reason = grader(query, doc)
-            verdicts.append(
-                {"id": doc["id"], "relevant": relevant, "reason": reason, "query": query}
-            )
-        iteration = state.get("iteration", 0) + 1
-        graded = merge_by_id(state.get("graded_docs"), verdicts)
-        found = evidence_per_aspect({"graded_docs": graded}, question_aspects(question_of(state)))
-        if all(n >= min_evidence for n in found.values()):
-            status = "enough_evidence"
-        elif not fresh:
-            status = "exhausted"
-        elif iteration >= max_iterations:
-            status = "out_of_iterations"
+    return retrieve
+
+
+def grade_new_docs(state: ResearchState, grader: Callable) -> list[dict]:
+    """Verdicts on the documents not graded yet: superseded ones by metadata, the rest by the grader."""
+    query = state["current_query"]
+    done = {g["id"] for g in state.get("graded_docs") or []}
+    verdicts = []
+    for doc in state.get("retrieved_docs") or []:
+        if doc["id"] in done:
+            continue
+        if is_superseded(doc):
+            relevant, reason = False, f"superseded by [{doc['superseded_by']}]"
         else:
-            status = "researching"
-        note = (
-            f"grade {iteration}: kept {[v['id'] for v in verdicts if v['relevant']]}, dropped "
-            f"{[v['id'] for v in verdicts if not v['relevant']]} -> {status}"
-        )
+            relevant, reason = grader(query, doc)
+        verdicts.append({"id": doc["id"], "relevant": relevant, "reason": reason, "query": query})
+    return verdicts
+
+
+def next_status(
+    state: ResearchState, verdicts: list[dict], min_evidence: int, max_iterations: int
+) -> str:
+    """After this round's verdicts: enough_evidence, exhausted, out_of_iterations or researching."""
+    graded = merge_by_id(state.get("graded_docs"), verdicts)
+    found = evidence_per_aspect({"graded_docs": graded}, question_aspects(question_of(state)))
+    if all(n >= min_evidence for n in found.values()):
+        return "enough_evidence"
+    if not verdicts:
+        return "exhausted"
+    if state.get("iteration", 0) + 1 >= max_iterations:
+        return "out_of_iterations"
+    return "researching"
+
+
+def make_grade(grader: Callable, min_evidence: int, max_iterations: int) -> Callable:
+    """The grade node: grade the new documents, count the round, set status."""
+
+    def grade(state: ResearchState) -> dict:
+        verdicts = grade_new_docs(state, grader)
+        status = next_status(state, verdicts, min_evidence, max_iterations)
+        iteration = state.get("iteration", 0) + 1
+        kept = [v["id"] for v in verdicts if v["relevant"]]
+        dropped = [v["id"] for v in verdicts if not v["relevant"]]
+        note = f"grade {iteration}: kept {kept}, dropped {dropped} -> {status}"
         return {
             "graded_docs": verdicts,
             "iteration": iteration,
@@ -323,61 +349,45 @@ def research_nodes(
             "reasoning_notes": [note],
         }
 
-    def route_after_grade(state: ResearchState) -> str:
-        return "plan" if state["status"] == "researching" else "answer"
+    return grade
 
-    def review(state: ResearchState) -> dict:
-        kept = [d["id"] for d in kept_docs(state)]
-        request = {
-            "question": question_of(state),
-            "kept": kept,
-            "status": state.get("status"),
-            "resume_with": "{'approve': True} or {'drop': [ids]}",
-        }
-        decision = interrupt(request)
-        # Raising here would store the bad resume value with the task and replay it on every
-        # later resume, so a bad answer is met with a second question instead.
-        while (problem := review_problem(decision, kept)) is not None:
-            decision = interrupt({**request, "error": problem})
-        drop = list(decision.get("drop") or [])
-        latest = {g["id"]: g for g in state.get("graded_docs") or []}
-        verdicts = [
-            {**latest[i], "relevant": False, "reason": "dropped by the reviewer"} for i in drop
-        ]
-        note = f"review: approved, dropped {drop}" if drop else "review: approved as is"
-        return {"graded_docs": verdicts, "reasoning_notes": [note]}
+
+def route_after_grade(state: ResearchState) -> str:
+    """The edge after grade: 'plan' while researching, else 'answer'."""
+    return "plan" if state["status"] == "researching" else "answer"
+
+
+def make_synthesize(model: BaseChatModel) -> Callable[[ResearchState], dict]:
+    """The synthesize node: a cited answer from the kept documents, the only message a run adds."""
 
     def synthesize(state: ResearchState) -> dict:
-        question = question_of(state)
-        kept = kept_docs(state)
+        question, kept = question_of(state), kept_docs(state)
         if not kept:
             answer = AIMessage("The documents I found do not answer this question.")
         else:
             system = f"{ANSWER_PROMPT}\n\nEvidence:\n{evidence_lines(kept)}"
-            answer = model.invoke([SystemMessage(system), HumanMessage(question)])
-            answer = AIMessage(str(answer.content))
+            reply = model.invoke([SystemMessage(system), HumanMessage(question)])
+            answer = AIMessage(str(reply.content))
         cited = cited_sources(answer.content, [d["id"] for d in kept])
-        note = (
-            f"synthesize ({state.get('status')}): answered from {len(kept)} kept document(s), "
-            f"cited {cited}"
-        )
+        note = f"synthesize ({state.get('status')}): answered from {len(kept)} kept document(s), cited {cited}"
         return {"messages": [answer], "status": "done", "reasoning_notes": [note]}
 
-    plan.__doc__ = "Choose the next search query."
-    retrieve.__doc__ = "Add the top k unseen documents for current_query to the scratchpad."
-    grade.__doc__ = "Grade new documents: superseded ones out by metadata, the rest by the model."
-    route_after_grade.__doc__ = "'plan' while researching, else 'answer'."
-    review.__doc__ = "Pause for a human to approve the kept evidence or drop some of it."
-    synthesize.__doc__ = "Answer from the kept documents, citing [id]s; the only message added."
-    return {
-        "plan": plan,
-        "retrieve": retrieve,
-        "grade": grade,
-        "review": review,
-        "synthesize": synthesize,
-        "route_after_grade": route_after_grade,
-        "grader_mode": grader.mode,
-    }
+    return synthesize
+
+
+def review(state: ResearchState) -> dict:
+    """The review node: pause for a human to approve the kept evidence or drop some of it."""
+    kept = [d["id"] for d in kept_docs(state)]
+    request = {"question": question_of(state), "kept": kept, "status": state.get("status")}
+    request["resume_with"] = "{'approve': True} or {'drop': [ids]}"
+    decision = interrupt(request)
+    while (problem := review_problem(decision, kept)) is not None:  # ask again, never raise
+        decision = interrupt({**request, "error": problem})
+    drop = list(decision.get("drop") or [])
+    latest = {g["id"]: g for g in state.get("graded_docs") or []}
+    verdicts = [{**latest[i], "relevant": False, "reason": "dropped by the reviewer"} for i in drop]
+    note = f"review: approved, dropped {drop}" if drop else "review: approved as is"
+    return {"graded_docs": verdicts, "reasoning_notes": [note]}
 
 
 def build_research_graph(
@@ -389,30 +399,34 @@ def build_research_graph(
     min_evidence: int = 2,
     max_iterations: int = 3,
 ) -> StateGraph:
-    """The research StateGraph (uncompiled: compile it with your checkpointer). Introduced in notebooks/02_working_scratchpad.ipynb."""
-    nodes = research_nodes(
-        index, model, k=k, min_evidence=min_evidence, max_iterations=max_iterations
-    )
+    """The research StateGraph, uncompiled: compile it with your checkpointer. Introduced in notebooks/02_working_scratchpad.ipynb."""
+    model = check_research_args(index, model, human_review, k, min_evidence, max_iterations)
     graph = StateGraph(ResearchState)
-    for name in ("plan", "retrieve", "grade", "synthesize"):
-        graph.add_node(name, nodes[name])
+    graph.add_node("plan", make_plan(min_evidence))
+    graph.add_node("retrieve", make_retrieve(index, k))
+    graph.add_node("grade", make_grade(make_grader(model), min_evidence, max_iterations))
+    graph.add_node("synthesize", make_synthesize(model))
     graph.add_edge(START, "plan")
     graph.add_edge("plan", "retrieve")
     graph.add_edge("retrieve", "grade")
-    after = "synthesize"
     if human_review:
-        graph.add_node("review", nodes["review"])
+        graph.add_node("review", review)
         graph.add_edge("review", "synthesize")
-        after = "review"
-    graph.add_conditional_edges(
-        "grade", nodes["route_after_grade"], {"plan": "plan", "answer": after}
-    )
+    after_grade = {"plan": "plan", "answer": "review" if human_review else "synthesize"}
+    graph.add_conditional_edges("grade", route_after_grade, after_grade)
     graph.add_edge("synthesize", END)
     return graph
 
 
 def research_summary(state: dict) -> dict[str, Any]:
     """Counts for a finished research: iterations, retrieved, kept, cited, cited_not_kept."""
+    if not isinstance(state, dict):
+        raise TypeError(
+            f"state must be a research state dict, got {type(state).__name__}: {state!r:.80}"
+        )
+    for field in ("retrieved_docs", "graded_docs", "messages"):
+        if not isinstance(state.get(field) or [], list):
+            raise TypeError(f"state[{field!r}] must be a list, got {state[field]!r:.80}")
     kept = [d["id"] for d in kept_docs(state)]
     answer = next(
         (m.content for m in reversed(state.get("messages") or []) if isinstance(m, AIMessage)), ""

@@ -20,8 +20,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
+from langgraph.store.base import BaseStore
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from memlib.checks import check_int, check_store, check_str, check_user_id, namespace_for
 from memlib.fixtures import DATA_DIR, read_jsonl
 
 DATA = DATA_DIR / "semantic"
@@ -64,26 +66,6 @@ class Fact(BaseModel):
     object: str = Field(description="The value")
 
 
-def check_user_id(user_id: Any) -> str:
-    """Return user_id if it can be a namespace label, else raise. Introduced in notebooks/04_semantic_memory.ipynb."""
-    if not isinstance(user_id, str):
-        raise TypeError(
-            f"user_id must be a str (namespace labels are strings), got "
-            f"{type(user_id).__name__}: {user_id!r}"
-        )
-    if not user_id.strip() or user_id != user_id.strip():
-        raise ValueError(f"user_id must be non-empty without surrounding spaces, got {user_id!r}")
-    if "." in user_id or "\x00" in user_id:
-        raise ValueError(f"user_id cannot contain '.' or NUL (store label rules), got {user_id!r}")
-    return user_id
-
-
-def namespace_for(template: Sequence[str], user_id: Any) -> tuple[str, ...]:
-    """Fill "{user_id}" in a namespace template, as LangMem does from config. Introduced in notebooks/04_semantic_memory.ipynb."""
-    uid = check_user_id(user_id)
-    return tuple(uid if part == "{user_id}" else part for part in template)
-
-
 def _content(value: Any) -> Any:
     """The payload of a stored or extracted memory: a dict, a string or a pydantic model."""
     if isinstance(value, BaseModel):
@@ -116,7 +98,20 @@ def fact_text(value: Any) -> str:
 def memory_changes(previous: Mapping[str, Any], result: Sequence[Any]) -> dict[str, list[str]]:
     """Sort a memory manager's output into inserted, updated, deleted and unchanged ids. Introduced in notebooks/04_semantic_memory.ipynb."""
     if not isinstance(previous, Mapping):
-        raise TypeError(f"previous must map id -> content, got {type(previous).__name__}")
+        raise TypeError(
+            f"previous must map id -> content, got {type(previous).__name__}: {previous!r}"
+        )
+    if isinstance(result, (str, bytes, Mapping)) or not isinstance(result, Sequence):
+        raise TypeError(
+            f"result must be the list a memory manager returned, got "
+            f"{type(result).__name__}: {result!r}"
+        )
+    for i, m in enumerate(result):
+        if not (hasattr(m, "id") and hasattr(m, "content")):
+            raise TypeError(
+                f"result[{i}] must be an ExtractedMemory (id, content), as a memory manager "
+                f"returns, got {type(m).__name__}: {m!r}"
+            )
     changes: dict[str, list[str]] = {"inserted": [], "updated": [], "deleted": [], "unchanged": []}
     for m in result:
         mid, content = m.id, m.content
@@ -131,41 +126,38 @@ def memory_changes(previous: Mapping[str, Any], result: Sequence[Any]) -> dict[s
     return changes
 
 
-def _check_k(k: Any) -> int:
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"k must be an int, got {type(k).__name__}: {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
-    return k
-
-
-def read_profile(store, user_id: str) -> tuple[str | None, dict | None]:
+def read_profile(store: BaseStore, user_id: str) -> tuple[str | None, dict | None]:
     """The stored profile of a user as (key, fields), or (None, None). Introduced in notebooks/04_semantic_memory.ipynb."""
-    ns = namespace_for(PROFILE_NAMESPACE, user_id)
-    items = store.search(ns, limit=2)
+    check_store(store)
+    namespace = namespace_for(PROFILE_NAMESPACE, user_id)
+    items = store.search(namespace, limit=2)  # one profile per user: a second one is a bug
     if len(items) > 1:
-        raise ValueError(
-            f"namespace {ns} holds {len(items)} profiles, expected one: keys "
-            f"{[i.key for i in items]}"
-        )
+        keys = [i.key for i in items]
+        raise ValueError(f"namespace {namespace} holds {len(items)} profiles {keys}, expected one")
     if not items:
         return None, None
-    return items[0].key, dict(_content(items[0].value))
+    return items[0].key, dict(items[0].value["content"])
 
 
-def load_memories(store, user_id: str, query: str, k: int = 5) -> dict:
+def load_memories(store: BaseStore, user_id: str, query: str, k: int = 5) -> dict:
     """The user's profile and the k facts most relevant to query (not the whole collection). Introduced in notebooks/04_semantic_memory.ipynb."""
-    check_user_id(user_id)
-    if not isinstance(query, str) or not query.strip():
-        raise ValueError(f"query must be a non-empty string, got {query!r}")
-    _check_k(k)
-    _, profile = read_profile(store, user_id)
-    facts = store.search(namespace_for(FACTS_NAMESPACE, user_id), query=query, limit=k)
+    check_str(query, "query")
+    check_int(k, "k", minimum=1)
+    _, profile = read_profile(store, user_id)  # checks the store and the user id
+    facts_namespace = namespace_for(FACTS_NAMESPACE, user_id)
+    facts = store.search(facts_namespace, query=query, limit=k)  # one search, top k only
     return {"profile": profile, "facts": facts}
 
 
 def format_memory_section(profile: Mapping | None, facts: Sequence[Any]) -> str:
     """The system-prompt section for a profile and some facts; empty string if there are none. Introduced in notebooks/04_semantic_memory.ipynb."""
+    if profile is not None and not isinstance(profile, Mapping):
+        raise TypeError(
+            f"profile must be a dict of profile fields or None, got "
+            f"{type(profile).__name__}: {profile!r}"
+        )
+    if isinstance(facts, (str, bytes, Mapping)) or not isinstance(facts, Sequence):
+        raise TypeError(f"facts must be a list of facts, got {type(facts).__name__}: {facts!r}")
     parts = []
     if profile:
         lines = []
@@ -184,9 +176,12 @@ def format_memory_section(profile: Mapping | None, facts: Sequence[Any]) -> str:
 
 def patch_profile(store, user_id: str, patch: Mapping[str, Any]) -> dict:
     """Apply a partial update to the stored profile after validating the result; all or nothing. Introduced in notebooks/04_semantic_memory.ipynb."""
+    check_store(store)
     check_user_id(user_id)
     if not isinstance(patch, Mapping):
-        raise TypeError(f"patch must be a dict of profile fields, got {type(patch).__name__}")
+        raise TypeError(
+            f"patch must be a dict of profile fields, got {type(patch).__name__}: {patch!r}"
+        )
     unknown = sorted(set(patch) - set(UserProfile.model_fields))
     if unknown:
         raise ValueError(
@@ -210,6 +205,9 @@ def patch_profile(store, user_id: str, patch: Mapping[str, Any]) -> dict:
 
 def fact_item(subject: str, predicate: str, obj: str) -> dict:
     """A Fact in the stored shape LangMem's store manager uses. Introduced in notebooks/04_semantic_memory.ipynb."""
+    check_str(subject, "subject")
+    check_str(predicate, "predicate")
+    check_str(obj, "obj")
     fact = Fact(
         content=f"{subject} {predicate} {obj}.", subject=subject, predicate=predicate, object=obj
     )

@@ -1,9 +1,10 @@
 """Cross-agent memory: one LangGraph store shared by several agents, with grants and provenance.
 
-Provides `Grant` (read and/or write on a namespace prefix), `ScopedStore` (a `BaseStore` that wraps
-any store for one agent: it refuses, with a `PermissionError` naming the agent and the namespace,
-every operation outside that agent's grants, and stamps every value it writes with provenance),
-`provenance` (read those fields back), `put_version` / `versions` (versioned keys, an alternative
+Provides `Grant` (read and/or write on a namespace prefix), `permits` / `authorize` (the grant
+check on one namespace / on a batch of store operations, written in notebook 05's cells),
+`ScopedStore` (a `BaseStore` that wraps any store for one agent: it refuses, with a
+`PermissionError` naming the agent and the namespace, every operation outside that agent's
+grants, and stamps every value it writes with provenance), `provenance` (read those fields back), `put_version` / `versions` (versioned keys, an alternative
 to last-writer-wins), `check_namespace`, and loaders for the fixtures in data/shared_memory/.
 
 Provenance lives in top-level fields of the stored value, so every store can filter on them
@@ -43,6 +44,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+from memlib import checks
 from memlib.fixtures import DATA_DIR, read_jsonl
 
 SHARED_DIR = DATA_DIR / "shared_memory"
@@ -52,24 +54,15 @@ _LIST_ALL = 1_000_000  # list_namespaces is filtered after the wrapped store ans
 
 def check_namespace(namespace: Any, what: str = "namespace") -> tuple[str, ...]:
     """A valid store namespace as a tuple, or ValueError / TypeError naming the bad label. Introduced in notebooks/05_cross_agent_memory.ipynb."""
-    if not isinstance(namespace, tuple):
-        raise TypeError(f"{what} must be a tuple of strings, got {namespace!r}")
-    if not namespace:
-        raise ValueError(f"{what} must have at least one label, got {namespace!r}")
-    for label in namespace:
-        if not isinstance(label, str):
-            raise TypeError(f"{what} {namespace!r}: label {label!r} is not a str")
-        if not label.strip():
-            raise ValueError(f"{what} {namespace!r}: labels must be non-empty, got {label!r}")
-        if "." in label or "\x00" in label:
-            raise ValueError(f"{what} {namespace!r}: label {label!r} contains '.' or NUL")
-    if namespace[0] == "langgraph":
-        raise ValueError(f"{what} {namespace!r}: the root label 'langgraph' is reserved")
-    return namespace
-
-
-def _under(namespace: tuple[str, ...], prefix: tuple[str, ...]) -> bool:
-    return namespace[: len(prefix)] == prefix
+    labels = checks.check_namespace(namespace, what)
+    for label in labels:
+        if not label.strip() or "\x00" in label:
+            raise ValueError(
+                f"{what} labels must be non-empty strings without NUL, got {label!r} in {labels!r}"
+            )
+    if labels[0] == "langgraph":
+        raise ValueError(f"{what} {labels!r}: the root label 'langgraph' is reserved")
+    return labels
 
 
 @dataclass(frozen=True)
@@ -81,11 +74,37 @@ class Grant:
     write: bool = False
 
     def __post_init__(self):
-        check_namespace(self.prefix, "grant prefix")
+        object.__setattr__(self, "prefix", check_namespace(self.prefix, "grant prefix"))
         if not isinstance(self.read, bool) or not isinstance(self.write, bool):
             raise TypeError(f"grant {self.prefix!r}: read and write must be bools")
         if not (self.read or self.write):
             raise ValueError(f"grant {self.prefix!r} gives neither read nor write")
+
+
+def permits(grants: Sequence[Grant], namespace: tuple[str, ...], action: str) -> bool:
+    """True if one of `grants` lets its holder `action` ("read" or "write") `namespace`. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    if action not in ("read", "write"):
+        raise ValueError(f"action must be 'read' or 'write', got {action!r}")
+    return any(getattr(g, action) and namespace[: len(g.prefix)] == g.prefix for g in grants)
+
+
+def authorize(agent: str, grants: Sequence[Grant], ops: Sequence[Op]) -> None:
+    """PermissionError naming the first operation of a batch that `grants` do not allow. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    for op in ops:
+        if isinstance(op, PutOp):  # put, and delete (a PutOp whose value is None)
+            action, namespace = "write", check_namespace(op.namespace)
+        elif isinstance(op, GetOp):
+            action, namespace = "read", check_namespace(op.namespace)
+        elif isinstance(op, SearchOp):  # a prefix search reads every namespace below it
+            action, namespace = "read", check_namespace(op.namespace_prefix, "search prefix")
+        else:
+            continue  # list_namespaces: the answer is filtered instead
+        if not permits(grants, namespace, action):
+            allowed = [g.prefix for g in grants if getattr(g, action)]
+            raise PermissionError(
+                f"agent {agent!r} may not {action} namespace {namespace!r}; "
+                f"its {action} grants cover {allowed}"
+            )
 
 
 class ScopedStore(BaseStore):
@@ -102,15 +121,23 @@ class ScopedStore(BaseStore):
         grants: Mapping[str, Iterable[Grant]],
         thread_id: str | None = None,
     ):
-        if not isinstance(store, BaseStore):
-            raise TypeError(f"store must be a langgraph BaseStore, got {type(store).__name__}")
+        checks.check_store(store)
         if not isinstance(grants, Mapping):
-            raise TypeError(f"grants must map agent names to Grants, got {type(grants).__name__}")
+            raise TypeError(
+                f"grants must map agent names to lists of Grants, got {type(grants).__name__}: "
+                f"{grants!r}"[:200]
+            )
         if not isinstance(agent, str) or not agent.strip():
             raise ValueError(f"agent must be a non-empty name, got {agent!r}")
         if agent not in grants:
             raise ValueError(f"unknown agent {agent!r}: grants exist for {sorted(grants)}")
-        own = tuple(grants[agent])
+        own = grants[agent]
+        if isinstance(own, Grant | str | bytes) or not isinstance(own, Iterable):
+            raise TypeError(
+                f"grants[{agent!r}] must be a list of Grants, got {type(own).__name__}: {own!r}; "
+                f"write [{own!r}] for a single grant"
+            )
+        own = tuple(own)
         for g in own:
             if not isinstance(g, Grant):
                 raise TypeError(f"agent {agent!r}: {g!r} is not a Grant")
@@ -128,38 +155,19 @@ class ScopedStore(BaseStore):
 
     def can_read(self, namespace: tuple[str, ...]) -> bool:
         """True if a grant lets this agent read `namespace` (and everything under it)."""
-        return any(g.read and _under(namespace, g.prefix) for g in self.grants)
+        return permits(self.grants, namespace, "read")
 
     def can_write(self, namespace: tuple[str, ...]) -> bool:
         """True if a grant lets this agent write (put or delete) in `namespace`."""
-        return any(g.write and _under(namespace, g.prefix) for g in self.grants)
-
-    def _refuse(self, action: str, namespace: tuple[str, ...]) -> PermissionError:
-        allowed = [g.prefix for g in self.grants if (g.write if action == "write" else g.read)]
-        return PermissionError(
-            f"agent {self.agent!r} may not {action} namespace {namespace!r}; "
-            f"its {action} grants cover {allowed}"
-        )
+        return permits(self.grants, namespace, "write")
 
     def _authorize(self, ops: Sequence[Op]) -> None:
         for op in ops:
-            if isinstance(op, PutOp):
-                check_namespace(op.namespace)
-                if not self.can_write(op.namespace):
-                    raise self._refuse("write", op.namespace)
-                if op.value is not None and not isinstance(op.value, dict):
-                    raise TypeError(f"value for key {op.key!r} must be a dict, got {op.value!r}")
-            elif isinstance(op, GetOp):
-                check_namespace(op.namespace)
-                if not self.can_read(op.namespace):
-                    raise self._refuse("read", op.namespace)
-            elif isinstance(op, SearchOp):
-                # a search reads every namespace under its prefix, so the prefix itself must be granted
-                check_namespace(op.namespace_prefix, "search prefix")
-                if not self.can_read(op.namespace_prefix):
-                    raise self._refuse("read", op.namespace_prefix)
-            elif not isinstance(op, ListNamespacesOp):
+            if not isinstance(op, PutOp | GetOp | SearchOp | ListNamespacesOp):
                 raise TypeError(f"unsupported store operation {op!r}")
+            if isinstance(op, PutOp) and op.value is not None and not isinstance(op.value, dict):
+                raise TypeError(f"value for key {op.key!r} must be a dict, got {op.value!r}")
+        authorize(self.agent, self.grants, ops)
 
     def _source_thread(self) -> str | None:
         if self.thread_id is not None:
@@ -245,7 +253,8 @@ def provenance(item: Item) -> dict:
 
 def versions(store: BaseStore, namespace: tuple[str, ...], key: str) -> list[Item]:
     """Every version written by put_version for `key`, oldest first. Introduced in notebooks/05_cross_agent_memory.ipynb."""
-    check_namespace(namespace)
+    checks.check_store(store)
+    namespace = check_namespace(namespace)
     if not isinstance(key, str) or not key or "@v" in key:
         raise ValueError(f"key must be a non-empty str without '@v', got {key!r}")
     found = []
@@ -258,8 +267,10 @@ def versions(store: BaseStore, namespace: tuple[str, ...], key: str) -> list[Ite
 
 def put_version(store: BaseStore, namespace: tuple[str, ...], key: str, value: dict) -> str:
     """Write `value` as a new version `key@vN` instead of replacing `key`; return the new key. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    checks.check_store(store)
+    namespace = check_namespace(namespace)
     if not isinstance(value, dict):
-        raise TypeError(f"value must be a dict, got {value!r}")
+        raise TypeError(f"value must be a dict, got {type(value).__name__}: {value!r}")
     existing = versions(store, namespace, key)
     n = existing[-1].value["version"] + 1 if existing else 1
     new_key = f"{key}@v{n}"

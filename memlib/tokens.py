@@ -22,6 +22,8 @@ from pathlib import Path
 
 from langchain_core.messages import BaseMessage
 
+from memlib.checks import check_int, check_messages, check_str
+
 ENCODINGS = ("cl100k_base", "o200k_base")
 DEFAULT_ENCODING = "o200k_base"  # gpt-4o and gpt-4o-mini
 TOKENS_PER_MESSAGE = 3  # OpenAI chat format: <|start|>role ... <|end|>
@@ -71,7 +73,7 @@ def ensure_offline_encodings() -> Path:
 @lru_cache(maxsize=4)
 def get_encoding(name: str = DEFAULT_ENCODING):
     """Return a real tiktoken Encoding, loaded offline."""
-    if name not in ENCODINGS:
+    if not isinstance(name, str) or name not in ENCODINGS:
         raise ValueError(f"unknown encoding {name!r}; expected one of {ENCODINGS}")
     ensure_offline_encodings()
     import tiktoken
@@ -82,7 +84,8 @@ def get_encoding(name: str = DEFAULT_ENCODING):
 def count_text_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     """Tokens in a plain string."""
     if not isinstance(text, str):
-        raise TypeError(f"expected str, got {type(text).__name__}: {text!r}")
+        raise TypeError(f"text: expected str, got {type(text).__name__}: {text!r:.80}")
+    check_str(encoding, "encoding")
     return len(get_encoding(encoding).encode(text, disallowed_special=()))
 
 
@@ -121,6 +124,7 @@ class TokenCounter:
     """
 
     def __init__(self, encoding: str = DEFAULT_ENCODING, cache_size: int = 65536):
+        check_int(cache_size, "cache_size", minimum=1)
         self.encoding_name = encoding
         self._encoding = get_encoding(encoding)
         self._cache: dict[tuple, int] = {}
@@ -128,6 +132,11 @@ class TokenCounter:
 
     def message(self, message: BaseMessage) -> int:
         """Tokens one message costs in a chat prompt (content plus per-message overhead)."""
+        if not isinstance(message, BaseMessage):
+            raise TypeError(
+                f"message must be a langchain message (HumanMessage, AIMessage, ...), got "
+                f"{type(message).__name__}: {message!r:.80}"
+            )
         parts, extra = _message_parts(message)
         key = (message.id, extra, *parts)
         n = self._cache.get(key)
@@ -144,7 +153,9 @@ class TokenCounter:
         return n
 
     def __call__(self, messages: Sequence[BaseMessage] | Iterable[BaseMessage]) -> int:
-        messages = list(messages)
+        if not isinstance(messages, str | bytes | Sequence) and isinstance(messages, Iterable):
+            messages = list(messages)  # a generator of messages is fine
+        messages = check_messages(messages)
         if not messages:
             return 0
         return sum(self.message(m) for m in messages) + TOKENS_PER_REPLY
@@ -152,6 +163,8 @@ class TokenCounter:
 
 def count_message_tokens(messages: Sequence[BaseMessage], encoding: str = DEFAULT_ENCODING) -> int:
     """Prompt tokens for a list of chat messages, as OpenAI counts them."""
+    messages = check_messages(messages)
+    check_str(encoding, "encoding")
     return _default_counter(encoding)(messages)
 
 

@@ -7,8 +7,9 @@ Provides the small pieces around LangMem's `create_manage_memory_tool`,
 (a LangGraph node that searches the store for the question and keeps the top k),
 `is_explicit_request` ("remember that ..."), `settle` (wait on reflection futures and count
 how many ran, were debounced away or failed), `BlendedWriter` (explicit requests to a hot-path
-runnable now, everything else to a ReflectionExecutor after a quiet period), the validators
-`check_user_id` / `check_after_seconds`, and the fixture loader `load_sessions`.
+runnable now, everything else to a ReflectionExecutor after a quiet period), the validator
+`check_after_seconds` (user ids are checked by `memlib.checks.check_user_id`), and the fixture
+loaders `load_sessions` / `load_recall_questions`.
 
 Leaves out: the LangMem calls themselves (the notebook makes them), the agents and graphs, and
 any clock: nothing here sleeps or measures time, callers wait on futures.
@@ -17,7 +18,6 @@ any clock: nothing here sleeps or measures time, callers wait on futures.
 from __future__ import annotations
 
 import json
-import math
 import re
 import threading
 from collections.abc import Iterable, Sequence
@@ -28,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
+from langgraph.store.base import Item
 
+from memlib.checks import check_int, check_namespace, check_number, check_user_id
 from memlib.fixtures import DATA_DIR, read_jsonl
 
 DATA = DATA_DIR / "writers"
@@ -38,22 +40,9 @@ EXPLICIT_REQUEST = re.compile(
 )
 
 
-def check_user_id(user_id: Any) -> str:
-    """A non-empty string user id without '.' (store namespaces forbid it), or an error naming it."""
-    if not isinstance(user_id, str):
-        raise TypeError(f"user_id must be a string, got {user_id!r} ({type(user_id).__name__})")
-    if not user_id.strip() or "." in user_id:
-        raise ValueError(f"user_id must be a non-empty string without '.', got {user_id!r}")
-    return user_id
-
-
 def check_after_seconds(after_seconds: Any) -> float:
     """A finite, non-negative debounce delay in seconds, or an error naming the bad value."""
-    if isinstance(after_seconds, bool) or not isinstance(after_seconds, int | float):
-        raise TypeError(f"after_seconds must be a number, got {after_seconds!r}")
-    if not math.isfinite(after_seconds) or after_seconds < 0:
-        raise ValueError(f"after_seconds must be finite and >= 0, got {after_seconds!r}")
-    return float(after_seconds)
+    return check_number(after_seconds, "after_seconds", minimum=0)
 
 
 class ModelCallCounter(BaseCallbackHandler):
@@ -86,20 +75,23 @@ class ModelCallCounter(BaseCallbackHandler):
 
 def memory_text(value: Any) -> str:
     """The sentence a memory item holds: manage_memory's {"content": str} or a store manager's {"kind", "content": {"content": str}}."""
-    if hasattr(value, "value"):  # a store Item
+    if isinstance(value, Item):
         value = value.value
     if isinstance(value, dict) and "content" in value:
         return memory_text(value["content"])
     if isinstance(value, str):
         return value
-    return json.dumps(value, sort_keys=True)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, default=str)
+    raise TypeError(
+        f"memory_text takes a store Item, a dict or a str, got {type(value).__name__}: {value!r}"
+    )
 
 
 def make_load_memory_node(namespace: Sequence[str], k: int = 3):
     """A node that searches `namespace` (with "{user_id}" filled from config) for the last user message. Introduced in notebooks/07_background_vs_hot_path.ipynb."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive int, got {k!r}")
-    template = tuple(namespace)
+    template = check_namespace(namespace)
+    check_int(k, "k", minimum=1)
 
     def load_memory(state, config, *, store):
         user_id = check_user_id(config.get("configurable", {}).get("user_id"))
@@ -114,7 +106,7 @@ def make_load_memory_node(namespace: Sequence[str], k: int = 3):
 def is_explicit_request(text: str) -> bool:
     """True when the user asks outright to be remembered ("remember that ...", "please note ...")."""
     if not isinstance(text, str):
-        raise TypeError(f"text must be a string, got {text!r}")
+        raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r}")
     return bool(EXPLICIT_REQUEST.match(text))
 
 
@@ -130,6 +122,18 @@ class Settled:
 
 def settle(futures: Iterable[Future], timeout: float = 60.0) -> Settled:
     """Wait for every future; count those that ran, were cancelled (debounced) and failed."""
+    if isinstance(futures, Future | str | bytes) or not isinstance(futures, Iterable):
+        raise TypeError(
+            f"futures must be a list of Futures, got {type(futures).__name__}: {futures!r}"
+        )
+    futures = list(futures)
+    for i, future in enumerate(futures):
+        if not isinstance(future, Future):
+            raise TypeError(
+                f"futures[{i}] must be a concurrent.futures.Future (what submit returns), got "
+                f"{type(future).__name__}: {future!r}"
+            )
+    check_number(timeout, "timeout", minimum=0)
     ran = cancelled = failed = 0
     errors = []
     for future in futures:
@@ -150,6 +154,18 @@ class BlendedWriter:
     """Explicit requests to a hot-path runnable now; other exchanges to a ReflectionExecutor, debounced. Introduced in notebooks/07_background_vs_hot_path.ipynb."""
 
     def __init__(self, hot_path, executor, *, after_seconds: float = 1.0, is_explicit=None):
+        if not callable(getattr(hot_path, "invoke", None)):
+            raise TypeError(
+                f"hot_path must be a runnable with .invoke (e.g. an agent), got "
+                f"{type(hot_path).__name__}: {hot_path!r}"
+            )
+        if not callable(getattr(executor, "submit", None)):
+            raise TypeError(
+                f"executor must have .submit (e.g. a ReflectionExecutor), got "
+                f"{type(executor).__name__}: {executor!r}"
+            )
+        if is_explicit is not None and not callable(is_explicit):
+            raise TypeError(f"is_explicit must be a function of the text, got {is_explicit!r}")
         self.hot_path = hot_path
         self.executor = executor
         self.after_seconds = check_after_seconds(after_seconds)

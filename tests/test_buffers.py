@@ -437,3 +437,94 @@ def test_turn_topics_label_every_user_turn():
     topics = turn_topics("long_chat")
     assert len(topics) == 200 and None not in topics
     assert len(set(topics)) == 25 and topics[0] == "variables and types"
+
+
+# --- bad input, one test per public name -------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [FullBuffer, lambda s: TokenTrimBuffer(s, max_tokens=200)])
+def test_bad_input_FullBuffer(make):
+    with pytest.raises(ValueError, match="system_prompt must be a string.*None"):
+        FullBuffer(None)
+    with pytest.raises(TypeError, match="token_counter must be a callable.*'tiktoken'"):
+        FullBuffer(SYSTEM, token_counter="tiktoken")
+    buf = make(SYSTEM)
+    with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'hello'"):
+        buf.extend("hello")  # would have added 'h', 'e', ... one by one
+    assert len(buf) == 0
+
+
+def test_bad_input_SlidingWindowBuffer():
+    with pytest.raises(ValueError, match="max_turns must be an integer >= 1, got 0"):
+        SlidingWindowBuffer(SYSTEM, max_turns=0)
+    with pytest.raises(ValueError, match="max_messages must be an integer >= 1, got '4'"):
+        SlidingWindowBuffer(SYSTEM, max_messages="4")
+    with pytest.raises(TypeError, match="token_counter must be a callable.*3"):
+        SlidingWindowBuffer(SYSTEM, max_turns=2, token_counter=3)
+
+
+def test_bad_input_TokenTrimBuffer():
+    with pytest.raises(ValueError, match="max_tokens must be an integer >= 1, got None"):
+        TokenTrimBuffer(SYSTEM, max_tokens=None)
+    buf = TokenTrimBuffer(SYSTEM, max_tokens=200)
+    with pytest.raises(TypeError, match="messages must be a list of langchain messages.*None"):
+        buf.extend(None)
+
+
+def test_bad_input_SummaryBuffer():
+    with pytest.raises(TypeError, match="model must be a chat model.*'gpt-4o-mini'"):
+        SummaryBuffer(SYSTEM, "gpt-4o-mini", max_tokens=300)
+    with pytest.raises(TypeError, match="summary_prompt must be a str.*None"):
+        SummaryBuffer(SYSTEM, FirstWordsSummarizer(), max_tokens=300, summary_prompt=None)
+    with pytest.raises(ValueError, match="keep_tokens=400 exceeds max_tokens=300"):
+        SummaryBuffer(SYSTEM, FirstWordsSummarizer(), max_tokens=300, keep_tokens=400)
+
+
+def test_bad_input_load_conversation():
+    with pytest.raises(TypeError, match="name must be a fixture name.*42"):
+        load_conversation(42)
+    with pytest.raises(ValueError, match="name must be a non-empty string.*' '"):
+        load_conversation(" ")
+    with pytest.raises(ValueError, match="no conversation file at .*no_such_chat"):
+        load_conversation("no_such_chat")
+
+
+def test_bad_input_tool_pairs_intact():
+    with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'abc'"):
+        tool_pairs_intact("abc")
+    with pytest.raises(TypeError, match=r"messages\[1\] must be a langchain message.*'b'"):
+        tool_pairs_intact([HumanMessage("a"), "b"])
+    assert not tool_pairs_intact([ToolMessage("42", tool_call_id="nope")])
+
+
+def test_bad_input_transcript():
+    with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'abc'"):
+        transcript("abc")
+    with pytest.raises(TypeError, match=r"messages\[0\] must be a langchain message.*dict"):
+        transcript([{"role": "user", "content": "hi"}])
+
+
+def test_bad_input_trim_to_budget():
+    msgs = [SystemMessage(SYSTEM), HumanMessage("hi")]
+    with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'hi'"):
+        trim_to_budget("hi", 100)
+    with pytest.raises(ValueError, match="max_tokens must be an integer >= 1, got '100'"):
+        trim_to_budget(msgs, "100")
+    with pytest.raises(TypeError, match="token_counter must be a callable.*'o200k_base'"):
+        trim_to_budget(msgs, 100, token_counter="o200k_base")
+
+
+def test_bad_input_turns():
+    with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'abc'"):
+        turns("abc")
+    with pytest.raises(TypeError, match=r"messages\[0\] must be a langchain message.*None"):
+        turns([None])
+
+
+def test_bad_input_validate_messages():
+    with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'abc'"):
+        validate_messages("abc")
+    with pytest.raises(TypeError, match="message 1: expected a langchain message, got int 7"):
+        validate_messages([HumanMessage("a"), 7])
+    with pytest.raises(ValueError, match="message 0.*empty or whitespace"):
+        validate_messages([HumanMessage(" ")])

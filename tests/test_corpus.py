@@ -123,3 +123,40 @@ def test_get_unknown_id(index):
 
 def test_corpus_path_is_in_data():
     assert CORPUS_PATH.parts[-3:] == ("data", "corpus", "documents.jsonl")
+
+
+# --- bad input to the public names: errors name the value and what was expected ----------
+
+
+def test_bad_input_CorpusIndex(index):
+    with pytest.raises(TypeError, match="documents must be a list of document dicts, got str"):
+        CorpusIndex("documents.jsonl", MiniLMEmbeddings())
+    with pytest.raises(TypeError, match="dict"):
+        CorpusIndex(doc("a"), MiniLMEmbeddings())
+    with pytest.raises(TypeError, match="embeddings must be a langchain Embeddings, got str"):
+        CorpusIndex([doc("a")], "minilm")
+    with pytest.raises(ValueError, match="lacks fields"):
+        CorpusIndex([{"id": "a"}], MiniLMEmbeddings())
+    with pytest.raises(TypeError, match="exclude must be a list of document ids, got a str"):
+        index.search("chunk size", exclude="chunking-v1")
+
+
+def test_bad_input_drop_superseded():
+    with pytest.raises(TypeError, match="docs must be a list of document dicts, got dict"):
+        drop_superseded(doc("a"))
+    with pytest.raises(TypeError, match="NoneType"):
+        drop_superseded(None)
+    with pytest.raises(ValueError, match="'a'"):
+        drop_superseded(["a"])
+    assert drop_superseded([]) == ([], [])
+
+
+def test_bad_input_load_corpus(tmp_path):
+    with pytest.raises(TypeError, match="path must be a str or Path to a JSONL file, got int: 42"):
+        load_corpus(42)
+    with pytest.raises(ValueError, match="does not exist"):
+        load_corpus(tmp_path / "missing.jsonl")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    with pytest.raises(ValueError, match="at least one document"):
+        load_corpus(empty)

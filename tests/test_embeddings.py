@@ -99,3 +99,18 @@ def test_works_as_langgraph_store_index(emb):
         store.put(("facts",), str(i), {"text": fact})
     hits = store.search(("facts",), query="What is the name of Sofia's pet?", limit=1)
     assert hits[0].key == "13"
+
+
+def test_bad_input_MiniLMEmbeddings(emb):
+    with pytest.raises(TypeError, match="texts must be a list of strings.*'abc'"):
+        emb.embed_documents("abc")  # would have embedded 'a', 'b', 'c'
+    with pytest.raises(TypeError, match="can only embed str.*42"):
+        emb.embed_query(42)
+    with pytest.raises(TypeError, match="texts must be a list of strings.*None"):
+        emb.embed_array(None)
+    with pytest.raises(TypeError, match="batch_size must be an int.*'8'"):
+        MiniLMEmbeddings(batch_size="8")
+    with pytest.raises(ValueError, match="batch_size must be >= 1, got 0"):
+        MiniLMEmbeddings(batch_size=0)
+    with pytest.raises(ValueError, match="cache_size must be >= 1, got -1"):
+        MiniLMEmbeddings(cache_size=-1)

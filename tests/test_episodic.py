@@ -21,12 +21,12 @@ from memlib.episodic import (
     EPISODE_FIELDS,
     INDEX_FIELDS,
     Episode,
+    episodes_namespace,
     extract_episode,
     format_episodes_as_examples,
     load_conversations,
     load_episodes,
     load_queries,
-    namespace_for,
     recall_at_k,
     recall_episodes,
     recall_filter,
@@ -226,7 +226,7 @@ def test_recall_unknown_user_is_empty(store):
 )
 def test_recall_validation_names_the_value(store, kwargs, fragment):
     args = {"user_id": "ana", "task": TASK, "k": 3, **kwargs}
-    with pytest.raises(ValueError, match=fragment):
+    with pytest.raises((ValueError, TypeError), match=fragment):
         recall_episodes(store, **args)
 
 
@@ -237,8 +237,8 @@ def test_recall_filter_shape():
     assert f == {"created_ts": {"$gte": datetime(2025, 1, 1, tzinfo=timezone.utc).timestamp()}}
 
 
-def test_namespace_for():
-    assert namespace_for("ana") == ("episodes", "ana")
+def test_episodes_namespace():
+    assert episodes_namespace("ana") == ("episodes", "ana")
 
 
 # Formatting
@@ -290,7 +290,7 @@ def test_recall_at_k_values():
     "retrieved, relevant, k, error",
     [
         ([["a"]], [{"a"}], 0, ValueError),
-        ([["a"]], [{"a"}], True, ValueError),
+        ([["a"]], [{"a"}], True, TypeError),
         ([["a"]], [{"a"}, {"b"}], 1, ValueError),
         ([], [], 1, ValueError),
         ([["a"]], [set()], 1, ValueError),
@@ -514,3 +514,107 @@ def test_recall_respects_namespace_cutoff_and_type(rows, user, qi, k, since, kin
     for h in hits:
         assert h.namespace == ("episodes", user)
         assert h.value["created_ts"] >= to_datetime(since).timestamp()
+
+
+# Bad input: every public name refuses it with a message naming the value
+
+
+def test_bad_input_Episode():
+    with pytest.raises(ValidationError, match="input_value=42"):
+        Episode(situation=42, approach="a", outcome="o", lesson="l")
+    with pytest.raises(ValidationError, match="lesson"):
+        Episode(situation="s", approach="a", outcome="o", lesson="   ")
+
+
+def test_bad_input_extract_episode():
+    with pytest.raises(TypeError, match="'not a model'"):
+        extract_episode("not a model", CONVERSATION)
+    model = ToolCallingStub(args=DATES.model_dump(), seen=[])
+    with pytest.raises(TypeError, match="'user: hi'"):
+        extract_episode(model, "user: hi")
+    with pytest.raises(TypeError, match="42"):
+        extract_episode(model, [42])
+    assert model.seen == []
+
+
+def test_bad_input_format_episodes_as_examples():
+    with pytest.raises(TypeError, match="'one episode'"):
+        format_episodes_as_examples("one episode")
+    with pytest.raises(TypeError, match="42"):
+        format_episodes_as_examples([42])
+    with pytest.raises(ValueError, match="lesson"):
+        format_episodes_as_examples([{**DATES.model_dump(), "lesson": ""}])
+
+
+@pytest.mark.parametrize("loader", [load_conversations, load_episodes, load_queries])
+def test_bad_input_loaders_name_the_path(loader, tmp_path):
+    with pytest.raises(TypeError, match="42"):
+        loader(42)
+    with pytest.raises(ValueError, match="nowhere.jsonl"):
+        loader(tmp_path / "nowhere.jsonl")
+
+
+def test_bad_input_load_conversations(tmp_path):
+    bad = tmp_path / "conversations.jsonl"
+    row = {"id": "c9", "user_id": "ana", "created_at": "2025-01-01"}
+    bad.write_text(json.dumps({**row, "messages": [{"role": "robot", "content": "x"}]}) + "\n")
+    with pytest.raises(ValueError, match="'robot'"):
+        load_conversations(bad)
+    bad.write_text(json.dumps({**row, "user_id": 7, "messages": []}) + "\n")
+    with pytest.raises(TypeError, match="7"):
+        load_conversations(bad)
+
+
+def test_bad_input_load_episodes(tmp_path):
+    bad = tmp_path / "episodes.jsonl"
+    row = {"id": "x", "user_id": "ana", "type": "Not A Slug", "created_at": "2025-01-01"}
+    bad.write_text(json.dumps({**row, **DATES.model_dump(), "superseded_by": None}) + "\n")
+    with pytest.raises(ValueError, match="'Not A Slug'"):
+        load_episodes(bad)
+
+
+def test_bad_input_load_queries(tmp_path):
+    episodes = [{"id": "ep01", **DATES.model_dump()}]  # no user_id
+    with pytest.raises(ValueError, match="'ep01'.*user_id"):
+        load_queries(episodes=episodes)
+    with pytest.raises(TypeError, match="'ep01'"):
+        load_queries(episodes="ep01")
+    bad = tmp_path / "queries.jsonl"
+    bad.write_text(json.dumps({"id": "q1", "user_id": "ana", "task": "x", "relevant": []}) + "\n")
+    with pytest.raises(ValueError, match=r"\[\]"):
+        load_queries(bad)
+
+
+def test_bad_input_recall_at_k():
+    with pytest.raises(TypeError, match="None"):
+        recall_at_k(None, [{"a"}], 1)
+    with pytest.raises(TypeError, match="'abc'"):
+        recall_at_k([["a"]], "abc", 1)
+    with pytest.raises(TypeError, match="'1'"):
+        recall_at_k([["a"]], [{"a"}], "1")
+    with pytest.raises(ValueError, match="0"):
+        recall_at_k([["a"]], [{"a"}], 0)
+
+
+def test_bad_input_recall_episodes(store):
+    with pytest.raises(TypeError, match="None"):
+        recall_episodes(None, "ana", TASK)
+    with pytest.raises(TypeError, match="42"):
+        recall_episodes(store, 42, TASK)
+    with pytest.raises(TypeError, match="'3'"):
+        recall_episodes(store, "ana", TASK, k="3")
+    with pytest.raises(TypeError, match="date"):
+        recall_episodes(store, "ana", TASK, since=[2025])
+
+
+def test_bad_input_save_episode():
+    s = new_store("faiss")
+    with pytest.raises(TypeError, match="None"):
+        save_episode(None, "ana", DATES, "debugging", "2025-01-01")
+    with pytest.raises(ValueError, match="' ana'"):
+        save_episode(s, " ana", DATES, "debugging", "2025-01-01")
+    with pytest.raises(TypeError, match="42"):
+        save_episode(s, "ana", 42, "debugging", "2025-01-01")
+    with pytest.raises(TypeError, match="7"):
+        save_episode(s, "ana", DATES, "debugging", "2025-01-01", key=7)
+    assert len(s) == 0

@@ -43,6 +43,28 @@ def make(kind, fields=("text",), embed=toy_embed, dims=DIMS, **kw):
     return FaissStore(index=index, index_type=kind, **kw)
 
 
+def test_bad_input_FaissStore():
+    index = {"dims": DIMS, "embed": toy_embed}
+    with pytest.raises(TypeError, match="'x'"):
+        FaissStore(index="x")
+    with pytest.raises(ValueError, match="dims.*0"):
+        FaissStore(index={"dims": 0, "embed": toy_embed})
+    with pytest.raises(ValueError, match="'ivf'"):
+        FaissStore(index=index, index_type="ivf")
+    with pytest.raises(TypeError, match="'text'"):
+        FaissStore(index={**index, "fields": "text"})
+    with pytest.raises(TypeError, match="path.*int: 3"):
+        FaissStore(index=index, path=3)
+    store = FaissStore(index=index)
+    with pytest.raises(TypeError, match="'ns'"):
+        store.put("ns", "k", {"text": "a"})
+    with pytest.raises(TypeError, match="'notadict'"):
+        store.put(("ns",), "k", "notadict")
+    with pytest.raises(ValueError, match="-1"):
+        store.search(("ns",), limit=-1)
+    assert len(store) == 0  # nothing written by the refused calls
+
+
 def consistent(store: FaissStore) -> None:
     """The FAISS index and the item table describe the same vectors."""
     live = {vid for ids in store._vec_ids.values() for vid in ids.values()}

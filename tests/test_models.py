@@ -101,3 +101,34 @@ def test_unknown_embedding_model_is_asked_for_its_size(env, monkeypatch):
     monkeypatch.setattr(models, "get_embeddings", lambda: Fake())
     models._probed_dims.cache_clear()
     assert models.embedding_dims() == 768
+
+
+def test_bad_input_get_chat_model(env):
+    with pytest.raises(TypeError, match=r"\['foo'\]"):  # an unknown setting is refused, not ignored
+        models.get_chat_model(foo=1)
+    with pytest.raises(TypeError, match="'warm'"):
+        models.get_chat_model(temperature="warm")
+    env.setenv("MEMLIB_LLM", "bogus")
+    with pytest.raises(ValueError, match="'bogus'"):
+        models.get_chat_model()
+
+
+def test_bad_input_get_embeddings(env):
+    env.setenv("MEMLIB_EMBEDDINGS", "bogus")
+    with pytest.raises(ValueError, match="MEMLIB_EMBEDDINGS='bogus'"):
+        models.get_embeddings()
+
+
+def test_bad_input_embedding_dims(env):
+    env.setenv("MEMLIB_EMBEDDINGS", "bogus")
+    with pytest.raises(ValueError, match="MEMLIB_EMBEDDINGS='bogus'"):
+        models.embedding_dims()
+
+
+def test_bad_input_describe_backend(env):
+    env.setenv("MEMLIB_LLM", "bogus")
+    with pytest.raises(ValueError, match="MEMLIB_LLM='bogus'"):
+        models.describe_backend()
+    env.setenv("MEMLIB_LLM", "openai")  # openai named without a key or a server
+    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+        models.describe_backend()

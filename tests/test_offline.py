@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from memlib.extraction import entities, extract_facts, to_third_person
-from memlib.offline import OfflineChatModel, Request, _grading_inputs, classify
+from memlib.offline import OfflineChatModel
+from memlib.offline.rules import entities, extract_facts, to_third_person
+from memlib.offline.skills import Request, classify, grading_inputs
 from memlib.tokens import count_message_tokens, count_text_tokens
 
 MODEL = OfflineChatModel()
@@ -99,6 +100,17 @@ def test_deterministic():
 def test_empty_input_is_rejected():
     with pytest.raises(ValueError, match="at least one message"):
         MODEL.invoke([])
+
+
+def test_bad_input_OfflineChatModel():
+    with pytest.raises(ValueError, match="foo"):  # a misspelt setting is refused, not ignored
+        OfflineChatModel(foo=1)
+    with pytest.raises(ValueError, match="2.0"):
+        OfflineChatModel(relevance_threshold=2)
+    with pytest.raises(ValueError, match="'high'"):
+        OfflineChatModel(relevance_threshold="high")
+    with pytest.raises(ValueError, match="int"):
+        MODEL.invoke(42)
 
 
 # ---------------------------------------------------------------- summarize
@@ -277,13 +289,13 @@ def test_a_label_word_inside_the_document_does_not_end_it(doc):
     out = reply(system, HumanMessage(f"Query: when does the nightly job run now?\nDoc: {doc}"))
     assert out.startswith("relevant") and "nightly" in out, out
     request = Request([system, HumanMessage(f"Query: nightly job time\nDoc: {doc}")])
-    assert _grading_inputs(request) == ("nightly job time", doc)
+    assert grading_inputs(request) == ("nightly job time", doc)
 
 
 def test_document_before_the_question_still_splits_at_the_question_line():
     text = "Retrieved document:\nThe nightly job runs at 03:00 UTC.\nUser question: when is it?"
     request = Request([HumanMessage(text + "\nIs the document relevant?")])
-    assert _grading_inputs(request) == ("when is it?", "The nightly job runs at 03:00 UTC.")
+    assert grading_inputs(request) == ("when is it?", "The nightly job runs at 03:00 UTC.")
 
 
 def test_grading_needs_a_document_otherwise_it_answers():

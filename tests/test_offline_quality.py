@@ -7,8 +7,8 @@ import re
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from memlib.extraction import extract_facts
 from memlib.offline import OfflineChatModel
+from memlib.offline.rules import extract_facts
 
 MODEL = OfflineChatModel()
 

@@ -1,4 +1,4 @@
-"""memlib.openai_server: ChatOpenAI / OpenAIEmbeddings against the local server give what the
+"""memlib.offline.server: ChatOpenAI / OpenAIEmbeddings against the local server give what the
 offline models give (plain mode), the server refuses what the OpenAI API refuses (HTTP 400 with
 OpenAI's error body), and reworded mode rephrases deterministically without losing facts."""
 
@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from memlib.embeddings import MiniLMEmbeddings
 from memlib.offline import OfflineChatModel
-from memlib.openai_server import (
+from memlib.offline.server import (
     OpenAICompatibleServer,
     fact_tokens,
     reword,
@@ -796,7 +796,7 @@ def test_server_lifecycle_and_arguments():
 
 def test_cli_prints_the_base_url_and_serves():
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memlib.openai_server", "--port", "0", "--mode", "reworded"],
+        [sys.executable, "-m", "memlib.offline.server", "--port", "0", "--mode", "reworded"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

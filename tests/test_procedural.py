@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 
 from memlib.procedural import (
+    PromptVersion,
     active_prompt,
     approve,
     check_prompt,
@@ -21,6 +22,7 @@ from memlib.procedural import (
     reject,
     rollback,
 )
+from memlib.shared_memory import Grant, ScopedStore
 
 V1 = "You are a support assistant for {user_name}. Answer from the context."
 V2 = V1 + "\n\nRules learned from feedback:\n- Always answer in one sentence."
@@ -195,3 +197,152 @@ def test_load_feedback_fixture(tmp_path):
     )
     with pytest.raises(ValueError, match="bad.jsonl:1"):
         load_feedback(bad)
+
+
+# bad input: each public name refuses it with a message naming the value
+
+
+def test_bad_input_PromptVersion():
+    with pytest.raises(ValueError, match="'draft'"):
+        PromptVersion(1, V1, "draft", None, "ana", "2026-01-01", None)
+    with pytest.raises(ValueError, match=">= 1, got 0"):
+        PromptVersion(0, V1, "approved", None, "ana", "2026-01-01", None)
+    with pytest.raises(TypeError, match="text must be a str.*None"):
+        PromptVersion(1, None, "approved", None, "ana", "2026-01-01", None)
+
+
+def test_bad_input_active_prompt(store):
+    with pytest.raises(TypeError, match="NoneType"):
+        active_prompt(None, "support")
+    with pytest.raises(ValueError, match="'nobody'"):
+        active_prompt(store, "nobody")
+    with pytest.raises(TypeError, match="agent.*int: 7"):
+        active_prompt(store, 7)
+
+
+def test_bad_input_approve(store):
+    v2 = propose_prompt(store, "support", V2, feedback="shorter", author="bob", now=NOW)
+    before = snapshot(store)
+    with pytest.raises(TypeError, match="NoneType"):
+        approve(None, "support", v2.version, reviewer="lead")
+    with pytest.raises(TypeError, match="version.*'2'"):
+        approve(store, "support", "2", reviewer="lead")
+    with pytest.raises(ValueError, match="reviewer.*''"):
+        approve(store, "support", 2, reviewer="")
+    with pytest.raises(TypeError, match="now.*'today'"):
+        approve(store, "support", 2, reviewer="lead", now="today")
+    assert snapshot(store) == before
+
+
+def test_bad_input_check_prompt():
+    with pytest.raises(ValueError, match=r"\{user_name:>200000\}"):
+        check_prompt("Hi {user_name:>200000}", ["user_name"])
+    with pytest.raises(ValueError, match=r"\{user_name:\{evil\}\}"):
+        check_prompt("Hi {user_name:{evil}}", ["user_name"])
+    with pytest.raises(TypeError, match="required_variables.*'user_name'"):
+        check_prompt("Hi {user_name}", "user_name")  # would be the set of its letters
+    with pytest.raises(TypeError, match="max_tokens.*'400'"):
+        check_prompt("Hi {user_name}", ["user_name"], max_tokens="400")
+    with pytest.raises(TypeError, match="prompt.*NoneType"):
+        check_prompt(None)
+    assert check_prompt("Hi {user_name:>10}", ["user_name"]) > 0  # a modest width is fine
+
+
+def test_bad_input_create_prompt():
+    store = InMemoryStore()
+    with pytest.raises(TypeError, match="NoneType"):
+        create_prompt(None, "support", V1, author="ana")
+    with pytest.raises(ValueError, match="'a.b'"):
+        create_prompt(store, "a.b", V1, author="ana")
+    with pytest.raises(TypeError, match="required_variables.*'user_name'"):
+        create_prompt(store, "support", V1, author="ana", required_variables="user_name")
+    with pytest.raises(ValueError, match=">= 1, got 0"):
+        create_prompt(store, "support", V1, author="ana", max_tokens=0)
+    with pytest.raises(TypeError, match="text.*bytes"):
+        create_prompt(store, "support", b"You are a bot.", author="ana")
+    assert snapshot(store) == []
+
+
+def test_bad_input_get_version(store):
+    with pytest.raises(TypeError, match="True"):
+        get_version(store, "support", True)
+    with pytest.raises(ValueError, match=">= 1, got -1"):
+        get_version(store, "support", -1)
+    with pytest.raises(ValueError, match="no prompt version 9"):
+        get_version(store, "support", 9)
+    with pytest.raises(TypeError, match="NoneType"):
+        get_version(None, "support", 1)
+
+
+def test_bad_input_list_versions(store):
+    with pytest.raises(TypeError, match="NoneType"):
+        list_versions(None, "support")
+    with pytest.raises(ValueError, match="''"):
+        list_versions(store, "")
+
+
+def test_bad_input_prompt_diff():
+    with pytest.raises(TypeError, match="old.*NoneType"):
+        prompt_diff(None, V1)
+    with pytest.raises(TypeError, match="new.*list"):
+        prompt_diff(V1, [V2])
+    with pytest.raises(ValueError, match="old_label"):
+        prompt_diff(V1, V2, "", "v2")
+    assert prompt_diff("", "a") != ""  # an empty prompt is a valid side of a diff
+
+
+def test_bad_input_prompt_variables():
+    with pytest.raises(TypeError, match="NoneType"):
+        prompt_variables(None)
+    with pytest.raises(ValueError, match="format template"):
+        prompt_variables("Hi {user_name")
+
+
+def test_bad_input_propose_prompt(store):
+    before = snapshot(store)
+    with pytest.raises(TypeError, match="NoneType"):
+        propose_prompt(None, "support", V2, feedback="x", author="bob")
+    with pytest.raises(TypeError, match="text.*NoneType"):
+        propose_prompt(store, "support", None, feedback="x", author="bob")
+    with pytest.raises(TypeError, match="feedback.*int"):
+        propose_prompt(store, "support", V2, feedback=5, author="bob")
+    with pytest.raises(ValueError, match=r"\{user_name:\{x\}\}"):
+        propose_prompt(store, "support", "Hi {user_name:{x}}", feedback="x", author="bob")
+    assert snapshot(store) == before
+
+
+def test_bad_input_reject(store):
+    propose_prompt(store, "support", V2, feedback="shorter", author="bob", now=NOW)
+    before = snapshot(store)
+    with pytest.raises(ValueError, match="note.*None"):
+        reject(store, "support", 2, reviewer="lead", note=None)
+    with pytest.raises(TypeError, match="NoneType"):
+        reject(None, "support", 2, reviewer="lead", note="no")
+    with pytest.raises(ValueError, match="no prompt version 5"):
+        reject(store, "support", 5, reviewer="lead", note="no")
+    assert snapshot(store) == before
+
+
+def test_bad_input_rollback(store):
+    before = snapshot(store)
+    with pytest.raises(TypeError, match="to_version.*'1'"):
+        rollback(store, "support", reviewer="lead", to_version="1")
+    with pytest.raises(ValueError, match="reviewer.*None"):
+        rollback(store, "support", reviewer=None)
+    with pytest.raises(TypeError, match="NoneType"):
+        rollback(None, "support", reviewer="lead")
+    assert snapshot(store) == before
+
+
+def test_versioning_through_a_scoped_store():
+    """Provenance stamps on the items do not leak into PromptVersion (was: unexpected keyword)."""
+    grants = {"ops": [Grant(("prompts",), read=True, write=True)]}
+    view = ScopedStore(InMemoryStore(), "ops", grants, thread_id="t1")
+    create_prompt(view, "support", V1, author="ana", now=NOW)
+    propose_prompt(view, "support", V2, feedback="shorter", author="bob", now=NOW)
+    approve(view, "support", 2, reviewer="lead", now=NOW)
+    assert active_prompt(view, "support") == V2
+    assert [v.status for v in list_versions(view, "support")] == ["approved", "approved"]
+    rollback(view, "support", reviewer="lead", now=NOW)
+    assert active_prompt(view, "support") == V1
+    assert view.get(("prompts", "support"), "system@v2").value["written_by"] == "ops"

@@ -26,6 +26,7 @@ from memlib.rotation import (
     SUMMARY_HEADING,
     PromptRecorder,
     build_rotation_graph,
+    chat_node,
     check_rotation_budgets,
     check_tool_pairs,
     compress_node,
@@ -34,6 +35,7 @@ from memlib.rotation import (
     load_user_turns,
     message_shape,
     prompt_with_summary,
+    route_after_chat,
     run_turns,
     split_for_summary,
     strategy_table,
@@ -455,3 +457,107 @@ def test_check_tool_pairs_on_a_request():
         check_tool_pairs([HumanMessage("q"), call], request=True)
     with pytest.raises(TypeError, match="request must be a bool"):
         check_tool_pairs(whole, request="yes")
+
+
+# ---------------------------------------------------------------- bad input, one test per public name
+
+
+def test_bad_input_SummaryState():
+    from memlib.rotation import check_summary_state
+
+    with pytest.raises(ValueError, match=r"no 'messages' key \(keys: \['summary'\]\)"):
+        check_summary_state({"summary": ""})
+    with pytest.raises(TypeError, match=r"state\['messages'\]\[0\].*'hi'"):
+        check_summary_state({"messages": ["hi"], "summary": ""})
+    with pytest.raises(TypeError, match=r"state\['summary'\] must be a str.*42"):
+        check_summary_state({"messages": [], "summary": 42})
+    with pytest.raises(TypeError, match="'not a state'"):
+        check_summary_state("not a state")
+
+
+def test_bad_input_chat_node():
+    with pytest.raises(TypeError, match="model must be a chat model.*'gpt-4o'"):
+        chat_node("gpt-4o")
+    with pytest.raises(TypeError, match="tools must be a list.*'weather'"):
+        chat_node(_TestOnlyFakeModel(), tools="weather")
+    with pytest.raises(ValueError, match="system_prompt.*'  '"):
+        chat_node(_TestOnlyFakeModel(), system_prompt="  ")
+    node = chat_node(_TestOnlyFakeModel())
+    with pytest.raises(ValueError, match="no 'messages' key"):
+        node({"summary": "x"})
+
+
+def test_bad_input_compress_node():
+    with pytest.raises(TypeError, match="model must be a chat model.*None"):
+        compress_node(None, threshold=4, keep_last=2)
+    node = compress_node(_TestOnlyFakeModel(), threshold=4, keep_last=2)
+    with pytest.raises(ValueError, match="no 'messages' key"):
+        node({"summary": ""})
+    with pytest.raises(TypeError, match=r"state\['messages'\]\[1\].*'b'"):
+        node({"messages": [_h(), "b"], "summary": ""})
+
+
+def test_bad_input_route_after_chat():
+    with pytest.raises(ValueError, match="threshold must be >= 1, got 0"):
+        route_after_chat(0)
+    with pytest.raises(TypeError, match="threshold must be an int.*'8'"):
+        route_after_chat("8")
+    with pytest.raises(TypeError, match="tools must be a bool.*'yes'"):
+        route_after_chat(8, tools="yes")
+    route = route_after_chat(8)
+    with pytest.raises(ValueError, match="no 'messages' key"):
+        route({})
+    assert route({"messages": []}) == "__end__"
+
+
+def test_bad_input_split_for_summary():
+    with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'abc'"):
+        split_for_summary("abc", 1)
+    with pytest.raises(TypeError, match="keep_last must be an int.*'2'"):
+        split_for_summary([_h()], "2")
+    with pytest.raises(ValueError, match="keep_last must be >= 1, got -1"):
+        split_for_summary([_h()], -1)
+
+
+def test_bad_input_check_tool_pairs():
+    with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'abc'"):
+        check_tool_pairs("abc")
+    with pytest.raises(TypeError, match=r"messages\[0\].*dict"):
+        check_tool_pairs([{"role": "user"}])
+    with pytest.raises(TypeError, match="request must be a bool, got 'yes'"):
+        check_tool_pairs([], request="yes")
+
+
+def test_bad_input_build_rotation_graph():
+    with pytest.raises(TypeError, match="model must be a chat model.*42"):
+        build_rotation_graph(42, threshold=4, keep_last=2)
+    with pytest.raises(TypeError, match="model must be a chat model.*'small'"):
+        build_rotation_graph(_TestOnlyFakeModel(), threshold=4, keep_last=2, summary_model="small")
+    with pytest.raises(TypeError, match="checkpointer must be a LangGraph checkpointer.*'mem'"):
+        build_rotation_graph(_TestOnlyFakeModel(), threshold=4, keep_last=2, checkpointer="mem")
+    with pytest.raises(TypeError, match="tools must be a list.*'weather'"):
+        build_rotation_graph(_TestOnlyFakeModel(), threshold=4, keep_last=2, tools="weather")
+
+
+def test_bad_input_PromptRecorder():
+    with pytest.raises(TypeError, match="counter must be a TokenCounter.*'o200k'"):
+        PromptRecorder("o200k")
+    with pytest.raises(TypeError, match="node must be a str.*None"):
+        PromptRecorder().by_node(None)
+
+
+def test_bad_input_run_turns():
+    graph = build_rotation_graph(
+        _TestOnlyFakeModel(), threshold=4, keep_last=2, checkpointer=InMemorySaver()
+    )
+    with pytest.raises(TypeError, match="graph must be a compiled LangGraph graph.*'graph'"):
+        run_turns("graph", ["hi"], thread_id="t")
+    with pytest.raises(TypeError, match="user_turns must be a list of strings.*'hello'"):
+        run_turns(graph, "hello", thread_id="t")
+    with pytest.raises(ValueError, match=r"user_turns\[1\] must be a non-empty string.*' '"):
+        run_turns(graph, ["hi", " "], thread_id="t")
+    with pytest.raises(TypeError, match="thread_id must be a str.*7"):
+        run_turns(graph, ["hi"], thread_id=7)
+    with pytest.raises(TypeError, match="facts must be a list of strings.*'Priya'"):
+        run_turns(graph, ["hi"], thread_id="t", facts="Priya")
+    assert graph.get_state({"configurable": {"thread_id": "t"}}).values == {}  # nothing ran

@@ -19,6 +19,8 @@ from langgraph.types import Command
 from memlib.corpus import CorpusIndex
 from memlib.embeddings import MiniLMEmbeddings
 from memlib.scratchpad import (
+    Grade,
+    ResearchState,
     add_unique,
     build_research_graph,
     cited_sources,
@@ -30,7 +32,6 @@ from memlib.scratchpad import (
     new_research,
     parse_yes_no,
     question_aspects,
-    research_nodes,
     research_summary,
     review_problem,
     scratchpad,
@@ -197,20 +198,77 @@ def test_cited_sources_and_evidence_lines():
 
 @pytest.mark.parametrize("question", ["", "   ", None, 42])
 def test_new_research_rejects_bad_questions(question):
-    with pytest.raises(ValueError, match="question"):
+    with pytest.raises((TypeError, ValueError), match="question"):
         new_research(question)
 
 
 @pytest.mark.parametrize("name", ["max_iterations", "k", "min_evidence"])
 @pytest.mark.parametrize("value", [0, -2, 1.5, True])
-def test_research_nodes_reject_bad_settings(index, model, name, value):
-    with pytest.raises(ValueError, match=name):
-        research_nodes(index, model, **{name: value})
+def test_build_research_graph_rejects_bad_settings(index, model, name, value):
+    with pytest.raises((TypeError, ValueError), match=name):
+        build_research_graph(index, model, **{name: value})
 
 
-def test_research_nodes_need_an_index(model):
-    with pytest.raises(TypeError, match="CorpusIndex"):
-        research_nodes([{"id": "a"}], model)
+# --- bad input to the public names: errors name the value and what was expected ----------
+
+
+def test_bad_input_merge_by_id():
+    with pytest.raises(TypeError, match="str: 'abc'"):
+        merge_by_id([], "abc")
+    with pytest.raises(TypeError, match="dict"):
+        merge_by_id({"id": "a"}, [])
+    with pytest.raises(ValueError, match="'x'"):
+        merge_by_id([{"id": "a"}], ["x"])
+
+
+def test_bad_input_add_unique():
+    with pytest.raises(TypeError, match="str: 'bc'"):
+        add_unique(["a"], "bc")  # would otherwise add 'b' and 'c'
+    with pytest.raises(TypeError, match="set"):
+        add_unique({"a"}, ["b"])
+
+
+def test_bad_input_ResearchState():
+    graph = StateGraph(ResearchState)
+    graph.add_node("retrieve", lambda state: {"retrieved_docs": [{"title": "no id"}]})
+    graph.add_edge(START, "retrieve")
+    graph.add_edge("retrieve", END)
+    with pytest.raises(ValueError, match="'no id'"):
+        graph.compile().invoke(new_research("What chunk size?"))
+    with pytest.raises(TypeError, match="str: 'abc'"):
+        graph.compile().invoke({**new_research("What chunk size?"), "sources_consulted": "abc"})
+
+
+def test_bad_input_Grade():
+    with pytest.raises(ValueError, match="perhaps"):
+        Grade(relevant="perhaps", reason="unsure")
+    with pytest.raises(ValueError, match="reason"):
+        Grade(relevant=True)
+
+
+def test_bad_input_new_research():
+    with pytest.raises(TypeError, match="question must be a str, got NoneType"):
+        new_research(None)
+    with pytest.raises(ValueError, match="'   '"):
+        new_research("   ")
+
+
+def test_bad_input_build_research_graph(index, model):
+    with pytest.raises(TypeError, match="CorpusIndex, got list"):
+        build_research_graph([{"id": "a"}], model)
+    with pytest.raises(TypeError, match="chat model, got str"):
+        build_research_graph(index, "gpt-4o")
+    with pytest.raises(TypeError, match="human_review must be True or False, got 'yes'"):
+        build_research_graph(index, model, human_review="yes")
+    with pytest.raises(ValueError, match="k must be >= 1, got 0"):
+        build_research_graph(index, model, k=0)
+
+
+def test_bad_input_research_summary():
+    with pytest.raises(TypeError, match="state must be a research state dict, got list"):
+        research_summary([AIMessage("x")])
+    with pytest.raises(TypeError, match="'graded_docs'.*'abc'"):
+        research_summary({"graded_docs": "abc"})
 
 
 # --- the research graph -------------------------------------------------------------------

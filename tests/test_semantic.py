@@ -14,6 +14,7 @@ from langgraph.store.memory import InMemoryStore
 from langmem.knowledge.extraction import ExtractedMemory
 from pydantic import BaseModel, ValidationError
 
+from memlib.checks import check_user_id, namespace_for
 from memlib.embeddings import DIMS, MiniLMEmbeddings
 from memlib.faiss_store import FaissStore
 from memlib.semantic import (
@@ -21,7 +22,6 @@ from memlib.semantic import (
     PROFILE_NAMESPACE,
     Fact,
     UserProfile,
-    check_user_id,
     fact_item,
     fact_text,
     format_memory_section,
@@ -29,7 +29,6 @@ from memlib.semantic import (
     load_fact_questions,
     load_memories,
     memory_changes,
-    namespace_for,
     patch_profile,
     read_profile,
 )
@@ -212,7 +211,7 @@ def test_load_memories_without_profile_or_facts():
 
 @pytest.mark.parametrize(
     "args, error",
-    [(("", "q", 3), ValueError), (("ana", "", 3), ValueError), (("ana", None, 3), ValueError),
+    [(("", "q", 3), ValueError), (("ana", "", 3), ValueError), (("ana", None, 3), TypeError),
      (("ana", "q", 0), ValueError), (("ana", "q", 2.0), TypeError), (("ana", "q", True), TypeError),
      ((7, "q", 3), TypeError)],
 )  # fmt: skip
@@ -336,3 +335,77 @@ def test_fixture_loader_names_a_bad_line(tmp_path):
     path.write_text('{"id": "f1", "subject": "User", "predicate": "", "object": "x"}\n')
     with pytest.raises(ValueError, match="predicate"):
         load_background_facts(path)
+
+
+# Bad input: every public name refuses it with a message naming the value
+
+
+def test_bad_input_Fact():
+    with pytest.raises(ValidationError, match="input_value=42"):
+        Fact(content=42, subject="User", predicate="is", object="x")
+    with pytest.raises(ValidationError, match="shoe_size"):
+        Fact(content="User is x.", subject="User", predicate="is", object="x", shoe_size=38)
+
+
+def test_bad_input_UserProfile():
+    with pytest.raises(ValidationError, match="input_value='Spark'"):
+        UserProfile(expertise="Spark")
+    with pytest.raises(ValidationError, match="shoe_size"):
+        UserProfile(shoe_size=38)
+
+
+def test_bad_input_fact_item():
+    with pytest.raises(ValueError, match="subject.*''"):
+        fact_item("", "", "")
+    with pytest.raises(TypeError, match="obj.*None"):
+        fact_item("User", "lives in", None)
+
+
+def test_bad_input_fact_text():
+    with pytest.raises(ValueError, match="None"):
+        fact_text(None)
+    with pytest.raises(ValueError, match="'   '"):
+        fact_text({"content": "   "})
+
+
+def test_bad_input_format_memory_section():
+    with pytest.raises(TypeError, match="'profile'"):
+        format_memory_section("profile", [])
+    with pytest.raises(TypeError, match="'User likes tea.'"):
+        format_memory_section(None, "User likes tea.")
+    with pytest.raises(ValueError, match="42"):
+        format_memory_section(None, [42])
+
+
+def test_bad_input_load_memories():
+    with pytest.raises(TypeError, match="None"):
+        load_memories(None, "ana", "Where do I live?")
+    with pytest.raises(TypeError, match="'3'"):
+        load_memories(filled("memory"), "ana", "Where do I live?", k="3")
+
+
+def test_bad_input_memory_changes():
+    with pytest.raises(TypeError, match=r"result\[0\].*'content'"):
+        memory_changes({}, [{"id": "m1", "content": "x"}])
+    with pytest.raises(TypeError, match="'abc'"):
+        memory_changes({}, "abc")
+    with pytest.raises(TypeError, match=r"\['m1'\]"):
+        memory_changes(["m1"], [])
+
+
+def test_bad_input_patch_profile():
+    with pytest.raises(TypeError, match="None"):
+        patch_profile(None, "ana", {"location": "Porto"})
+    store = make_store("memory")
+    with pytest.raises(TypeError, match="'location=Porto'"):
+        patch_profile(store, "ana", "location=Porto")
+    with pytest.raises(ValueError, match="shoe_size"):
+        patch_profile(store, "ana", {"shoe_size": 38})
+    assert read_profile(store, "ana") == (None, None)
+
+
+def test_bad_input_read_profile():
+    with pytest.raises(TypeError, match="None"):
+        read_profile(None, "ana")
+    with pytest.raises(TypeError, match="42"):
+        read_profile(make_store("memory"), 42)

@@ -58,3 +58,14 @@ def test_a_cell_shows_its_figures_as_one_table(tmp_path):
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
     assert read_records(path) == {"a": 1, "b": "x", "c": 2.5}
+
+
+def test_bad_input_record():
+    with pytest.raises(ValueError, match="''"):
+        record("", 1)
+    with pytest.raises(ValueError, match="None"):
+        record(None, 1)
+    with pytest.raises(TypeError, match=r"\[1, 2\]"):
+        record("figure", [1, 2])
+    with pytest.raises(ValueError, match="nan"):
+        record("figure", float("nan"))

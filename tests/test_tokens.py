@@ -50,3 +50,40 @@ def test_text_tokens_rejects_non_strings():
 
     with pytest.raises(TypeError, match="expected str"):
         count_text_tokens(42)
+
+
+def test_bad_input_count_text_tokens():
+    import pytest
+
+    with pytest.raises(TypeError, match="text: expected str, got int: 42"):
+        count_text_tokens(42)
+    with pytest.raises(ValueError, match="unknown encoding 'gpt2'"):
+        count_text_tokens("hi", encoding="gpt2")
+
+
+def test_bad_input_count_message_tokens():
+    import pytest
+
+    with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'hi'"):
+        count_message_tokens("hi")
+    with pytest.raises(TypeError, match=r"messages\[0\] must be a langchain message.*'hi'"):
+        count_message_tokens(["hi"])
+    with pytest.raises(ValueError, match="unknown encoding 'p50k_base'"):
+        count_message_tokens(MESSAGES, encoding="p50k_base")
+
+
+def test_bad_input_TokenCounter():
+    import pytest
+
+    counter = TokenCounter()
+    with pytest.raises(TypeError, match=r"messages\[0\] must be a langchain message.*'hi'"):
+        counter(["hi"])
+    with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'hi'"):
+        counter("hi")
+    with pytest.raises(TypeError, match="message must be a langchain message.*None"):
+        counter.message(None)
+    with pytest.raises(ValueError, match="unknown encoding 'cl50k'"):
+        TokenCounter("cl50k")
+    with pytest.raises(ValueError, match="cache_size must be >= 1, got 0"):
+        TokenCounter(cache_size=0)
+    assert counter(m for m in MESSAGES) == counter(MESSAGES)  # a generator is fine

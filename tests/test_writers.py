@@ -8,11 +8,13 @@ from __future__ import annotations
 import math
 import warnings
 from concurrent.futures import Future
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from langchain.agents import create_agent
+from langchain_core.runnables import RunnableLambda
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.store.memory import InMemoryStore
 from langmem import ReflectionExecutor, create_manage_memory_tool, create_memory_store_manager
@@ -272,7 +274,78 @@ def test_blend_refuses_bad_ids_without_writing(blend):
 
 def test_blend_refuses_negative_delay():
     with pytest.raises(ValueError, match="-1"):
-        BlendedWriter(None, None, after_seconds=-1)
+        BlendedWriter(RunnableLambda(lambda x: x), SimpleNamespace(submit=print), after_seconds=-1)
+
+
+# bad input: each public name refuses it with a message naming the value
+
+
+def test_bad_input_BlendedWriter():
+    hot, executor = RunnableLambda(lambda x: x), SimpleNamespace(submit=print)
+    with pytest.raises(TypeError, match="hot_path.*NoneType"):
+        BlendedWriter(None, executor)
+    with pytest.raises(TypeError, match="executor.*'not an executor'"):
+        BlendedWriter(hot, "not an executor")
+    with pytest.raises(TypeError, match="after_seconds.*'2'"):
+        BlendedWriter(hot, executor, after_seconds="2")
+    with pytest.raises(TypeError, match="is_explicit.*'yes'"):
+        BlendedWriter(hot, executor, is_explicit="yes")
+    writer = BlendedWriter(hot, executor)
+    with pytest.raises(TypeError, match="user_id.*42"):
+        writer.write("I like tea.", "ok", user_id=42, thread_id="t")
+
+
+def test_bad_input_ModelCallCounter():
+    with pytest.raises(TypeError, match="ModelCallCounter"):
+        ModelCallCounter(3)
+    assert ModelCallCounter().snapshot() == (0, 0)
+
+
+def test_bad_input_check_after_seconds():
+    with pytest.raises(TypeError, match="'1'"):
+        check_after_seconds("1")
+    with pytest.raises(TypeError, match="True"):
+        check_after_seconds(True)
+    with pytest.raises(ValueError, match="inf"):
+        check_after_seconds(float("inf"))
+    with pytest.raises(ValueError, match="-0.5"):
+        check_after_seconds(-0.5)
+
+
+def test_bad_input_is_explicit_request():
+    with pytest.raises(TypeError, match="None"):
+        is_explicit_request(None)
+    with pytest.raises(TypeError, match=r"\['remember that'\]"):
+        is_explicit_request(["remember that"])
+
+
+def test_bad_input_make_load_memory_node():
+    with pytest.raises(TypeError, match="'ns'"):
+        make_load_memory_node("ns")  # would silently search ("n", "s")
+    with pytest.raises(ValueError, match="at least one"):
+        make_load_memory_node(())
+    with pytest.raises(ValueError, match=">= 1, got 0"):
+        make_load_memory_node(("memories", "{user_id}"), k=0)
+    with pytest.raises(TypeError, match="'3'"):
+        make_load_memory_node(("memories", "{user_id}"), k="3")
+
+
+def test_bad_input_memory_text():
+    with pytest.raises(TypeError, match="NoneType: None"):
+        memory_text(None)  # was the string "null"
+    with pytest.raises(TypeError, match="int: 3"):
+        memory_text({"content": 3})
+
+
+def test_bad_input_settle():
+    with pytest.raises(TypeError, match=r"futures\[0\].*int: 1"):
+        settle([1])
+    done = Future()
+    done.set_result(None)
+    with pytest.raises(TypeError, match="Future"):
+        settle(done)  # one future, not a list of them
+    with pytest.raises(ValueError, match="-1"):
+        settle([done], timeout=-1)
 
 
 # fixture

@@ -2,12 +2,14 @@
 
 Provides `split_sentences`, `content_terms`, `entities`, `extract_facts` (first-person statements
 such as "I work at Acme" and third-person memory text such as "User's name is Alice" or
-`{"name": "Alice"}` become `Fact(subject, predicate, value)`), `ask_about` (which personal fact a
-question asks for) and `to_third_person` (rewrites a user's sentence for a summary).
+`{"name": "Alice"}` become `Statement(subject, predicate, value)`; `memlib.Fact` is a different
+thing, the pydantic schema of notebook 04), `ask_about` (which personal fact a question asks
+for), `FORGET` (a retraction), and the person rewriters `to_third_person` ("I work" -> "User
+works"), `to_first_person`, `you_to_user` ("you work" -> "the user works") and `conjugate`.
 
 Leaves out: real parsing. Every rule is a regular expression with named groups (`value`, and
 `topic` for "my favourite X is Y"); anything the patterns do not cover is not extracted, so the
-offline model says it does not know rather than guessing.
+offline model says it does not know rather than guessing. Imports nothing from memlib.
 """
 
 from __future__ import annotations
@@ -113,7 +115,7 @@ def with_article(noun: str) -> str:
 
 
 @dataclass(frozen=True)
-class Fact:
+class Statement:
     """One subject-predicate-value statement and the sentence it came from."""
 
     subject: str
@@ -471,7 +473,7 @@ def _accept(predicate: str, value: str) -> bool:
     return len(low.split()) <= 10
 
 
-def _make_fact(subject: str, predicate: str, match: re.Match, sentence: str) -> Fact | None:
+def _make_fact(subject: str, predicate: str, match: re.Match, sentence: str) -> Statement | None:
     value = _clean_value(match.group("value"))
     if predicate == "favourite":
         topic = _clean_value(match.group("topic")).lower()
@@ -489,10 +491,10 @@ def _make_fact(subject: str, predicate: str, match: re.Match, sentence: str) -> 
     check = predicate if predicate in PREDICATE_PHRASES or predicate == "role?" else "other"
     if not _accept(check, value):
         return None
-    return Fact(subject, predicate.rstrip("?"), value, sentence)
+    return Statement(subject, predicate.rstrip("?"), value, sentence)
 
 
-def extract_facts(text: str, first_person: bool = True) -> list[Fact]:
+def extract_facts(text: str, first_person: bool = True) -> list[Statement]:
     """Facts stated in `text`, in order: first-person rules (a user's message) or third-person
     rules plus key-value pairs (memories, summaries, tool results). Cached per text."""
     if not isinstance(text, str):
@@ -501,7 +503,7 @@ def extract_facts(text: str, first_person: bool = True) -> list[Fact]:
 
 
 @lru_cache(maxsize=16384)
-def _extract_cached(text: str, first_person: bool) -> tuple[Fact, ...]:
+def _extract_cached(text: str, first_person: bool) -> tuple[Statement, ...]:
     return tuple(_extract(text, first_person))
 
 
@@ -537,8 +539,8 @@ def drop_time_words(sentence: str) -> str:
     return _TIME_WORDS.sub("", sentence).strip()
 
 
-def _extract(text: str, first_person: bool) -> list[Fact]:
-    facts: list[Fact] = []
+def _extract(text: str, first_person: bool) -> list[Statement]:
+    facts: list[Statement] = []
     for sentence in split_sentences(text):
         if first_person and sentence.rstrip().endswith("?"):
             continue  # "do I like X?" asks, it does not state
@@ -566,7 +568,7 @@ def _extract(text: str, first_person: bool) -> list[Fact]:
             known = {(f.predicate, f.value.lower()) for f in facts}
             for f in _extract(to_first_person(sentence), True):
                 if (f.predicate, f.value.lower()) not in known:
-                    facts.append(Fact("user", f.predicate, f.value, source))
+                    facts.append(Statement("user", f.predicate, f.value, source))
                     known.add((f.predicate, f.value.lower()))
         if not first_person and re.search(r"\buser\b", sentence, re.I):
             # A list of memories in "key is value" form: "Known facts about the user: prefers
@@ -581,18 +583,18 @@ def _extract(text: str, first_person: bool) -> list[Fact]:
                 ):
                     value = _clean_value(m.group("value"))
                     if _accept(KEY_SYNONYMS[key], value):
-                        facts.append(Fact("user", KEY_SYNONYMS[key], value, source))
+                        facts.append(Statement("user", KEY_SYNONYMS[key], value, source))
         if not first_person:
             for m in _KEY_VALUE.finditer(sentence):
                 key = m.group("key").strip().lower().replace(" ", "_")
                 if key in KEY_SYNONYMS and not any(a <= m.start("value") < b for a, b in taken):
                     value = _clean_value(m.group("value"))
                     if _accept(KEY_SYNONYMS[key], value):
-                        facts.append(Fact("user", KEY_SYNONYMS[key], value, source))
+                        facts.append(Statement("user", KEY_SYNONYMS[key], value, source))
     return _drop_partial(facts)
 
 
-def _drop_partial(facts: list[Fact]) -> list[Fact]:
+def _drop_partial(facts: list[Statement]) -> list[Statement]:
     """Within one sentence, "Priya" gives way to "Priya Raman", "Acme in Leeds" to "Acme" when
     Leeds is the location stated there, and a role followed by "at Org" adds Org as employer."""
     out = []
@@ -608,7 +610,7 @@ def _drop_partial(facts: list[Fact]) -> list[Fact]:
             if g.predicate == "location" and f.value.endswith(" in " + g.value)
         ]
         if f.predicate == "employer" and where:
-            f = Fact(f.subject, f.predicate, f.value[: -len(" in " + where[0])], f.source)
+            f = Statement(f.subject, f.predicate, f.value[: -len(" in " + where[0])], f.source)
             if any((g.predicate, g.value) == (f.predicate, f.value) for g in out):
                 continue
         out.append(f)
@@ -625,7 +627,7 @@ def _drop_partial(facts: list[Fact]) -> list[Fact]:
             f.source,
         )
         if m and m.group("value").split()[0] not in NOT_NAMES:
-            out.append(Fact(f.subject, "employer", m.group("value"), f.source))
+            out.append(Statement(f.subject, "employer", m.group("value"), f.source))
     seen: set[tuple[str, str, str, str]] = set()
     unique = []
     for f in out:
@@ -636,7 +638,7 @@ def _drop_partial(facts: list[Fact]) -> list[Fact]:
     return unique
 
 
-def _subject(raw: str, earlier: list[Fact]) -> str:
+def _subject(raw: str, earlier: list[Statement]) -> str:
     low = raw.lower()
     if low in ("user", "the user", "he", "she", "they"):
         return "user"
@@ -780,7 +782,7 @@ _PRONOUNS = [
 ]
 
 
-def _conjugate(verb: str) -> str:
+def conjugate(verb: str) -> str:
     low = verb.lower()
     if low in _IRREGULAR:
         return _IRREGULAR[low]
@@ -843,6 +845,18 @@ def to_first_person(sentence: str) -> str:
     return from_user(sentence, "my", "I", _TO_FIRST)
 
 
+def you_to_user(sentence: str, user: str = "the user", verbs: bool = True) -> str:
+    """An assistant's sentence to the user, about the user: "you work" -> "the user works"; with
+    `verbs=False` only the pronouns change ("your" -> "User's" for user="User")."""
+    s = re.sub(r"\byour\b", f"{user}'s", sentence, flags=re.I)
+    s = re.sub(r"\byou(?:'re| are)\b", f"{user} is", s, flags=re.I)
+    if verbs:
+        s = re.sub(r"\byou(?:'ve| have)\b", f"{user} has", s, flags=re.I)
+        # "you need" -> "the user needs" (not "do you ...")
+        s = re.sub(r"(?<!\w )\byou\s+([a-z']+)\b(?=\s)", lambda m: f"{user} {conjugate(m[1])}", s)
+    return re.sub(r"\byou\b", user, s, flags=re.I)
+
+
 def to_third_person(sentence: str) -> str:
     """Rewrite a user's first-person sentence about themselves: "I work at X" -> "User works at X"."""
     out = sentence
@@ -852,8 +866,8 @@ def to_third_person(sentence: str) -> str:
     def verb(m: re.Match) -> str:
         first, second = m.group(1), m.group(2)
         if second and _ADVERB.match(first):
-            return f"User {first} {_conjugate(second)}"
-        return f"User {_conjugate(first)}" + (f" {second}" if second else "")
+            return f"User {first} {conjugate(second)}"
+        return f"User {conjugate(first)}" + (f" {second}" if second else "")
 
     # "should I start" keeps the base form: "should User start".
     out = re.sub(
@@ -863,3 +877,12 @@ def to_third_person(sentence: str) -> str:
     )
     out = re.sub(r"\bI\s+([\w']+)(?:\s+([\w']+))?", verb, out)
     return out[0].upper() + out[1:] if out else out
+
+
+# A retraction: "forget that ...", "I no longer ...", "I'm not ... anymore", "I stopped ...".
+FORGET = re.compile(
+    r"\b(?:forget|delete|remove|erase)\s+(?:that\s+|about\s+|the (?:memory|fact) (?:that|about)\s+)?(?P<value>[^.!?\n]{2,200})"
+    r"|\b(?:i\s*(?:'m|am|'ve|have)?\s+)?(?:no longer|don't|do not|not)\s+(?P<value2>[^.!?\n]{2,120}?)\s+(?:anymore|any more)\b"
+    r"|\bi\s*(?:'m|am|'ve|have|do|did)?\s+(?:no longer|quit|left|stopped|gave up)\s+(?P<value3>[^.!?\n]{2,120})",
+    re.I,
+)

@@ -6,7 +6,7 @@ json_object, max_tokens, stop, streaming with SSE chunks and a usage chunk), `PO
 (384-d MiniLM vectors, float or base64, token-id input decoded with cl100k_base) and
 `GET /v1/models`. It lets langchain-openai's real `ChatOpenAI` / `OpenAIEmbeddings` run every
 notebook offline: `OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 OPENAI_API_KEY=anything`.
-Run it with `python -m memlib.openai_server [--port N] [--mode plain|reworded]`.
+Run it with `python -m memlib.offline.server [--port N] [--mode plain|reworded]`.
 
 Requests are validated as the real API does (HTTP 400 with OpenAI's error body): model, messages,
 roles, the tool-call / tool-message pairing, tools, tool_choice, parallel_tool_calls,
@@ -52,6 +52,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
+
+from memlib.offline.model import OfflineChatModel
+from memlib.offline.rules import STOPWORDS
+from memlib.offline.skills import user_facts
+from memlib.offline.tools import empty_value
 
 HOST = "127.0.0.1"
 MODES = ("plain", "reworded")
@@ -345,8 +350,6 @@ def _complete(value: Any, spec: Any, root: dict) -> Any:
     """Arguments with every required property of a strict schema present, as OpenAI guarantees."""
     # A nullable property the offline model left out is null; any other gets its default or an empty
     # value of its type.
-    from memlib.offline_tools import _empty
-
     spec = _resolve(spec, root)
     if isinstance(value, dict) and isinstance(spec.get("properties"), dict):
         out = {}
@@ -354,7 +357,7 @@ def _complete(value: Any, spec: Any, root: dict) -> Any:
             if name in value:
                 out[name] = _complete(value[name], sub, root)
             elif name in (spec.get("required") or []):
-                out[name] = None if _nullable(sub, root) else _empty(sub, root)
+                out[name] = None if _nullable(sub, root) else empty_value(sub, root)
         out.update({k: v for k, v in value.items() if k not in out})
         return out
     if isinstance(value, list) and isinstance(spec.get("items"), dict):
@@ -854,8 +857,6 @@ can't won't didn't isn't hello hi hey thanks okay ok yes no""".split()
 
 
 def _common_words() -> frozenset:
-    from memlib.extraction import STOPWORDS
-
     words = set(STOPWORDS) | set(STARTERS)
     for pattern, alternatives in SYNONYMS:
         words |= set(re.findall(r"[a-z']+", pattern))
@@ -1252,8 +1253,6 @@ def _with_output_tokens(usage: dict, output: int) -> dict:
 
 def run_offline(body: dict, messages: list) -> _Reply:
     """Call OfflineChatModel as the request asks (tools, response_format, max_tokens, stop)."""
-    from memlib.offline import OfflineChatModel
-
     model = OfflineChatModel()
     kwargs: dict = {}
     budget = body.get("max_completion_tokens") or body.get("max_tokens")
@@ -1336,8 +1335,6 @@ def run_offline(body: dict, messages: list) -> _Reply:
 
 def _user_name(messages: list) -> str | None:
     """The user's name as the request's own messages state it, or None."""
-    from memlib.offline import user_facts
-
     names = [f.value for f in user_facts(messages) if f.predicate == "name"]
     return names[-1] if names else None
 
@@ -1832,7 +1829,7 @@ class OpenAICompatibleServer:
 def main(argv: list[str] | None = None) -> int:
     """CLI: serve on 127.0.0.1 until Ctrl-C, printing the base URL first."""
     parser = argparse.ArgumentParser(
-        prog="python -m memlib.openai_server",
+        prog="python -m memlib.offline.server",
         description="A local OpenAI-compatible server over memlib's offline chat model and "
         "MiniLM embeddings (127.0.0.1 only).",
     )

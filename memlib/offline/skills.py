@@ -1,41 +1,35 @@
-"""OfflineChatModel: a deterministic, rule-based langchain chat model for running the notebooks
-with no network, no API key and no model download.
+"""The offline model's text skills: grade, summarize and answer, each a function of a `Request`.
 
-It is not a language model. A small dispatcher reads the request and runs one skill:
-tool calls / structured output (memlib/offline_tools.py), summarize (to a word budget), grade
-(document relevance to a query), or answer (from the context it is given). The rule set lives in
-memlib/extraction.py as data. Relevance and sentence choice use the local MiniLM embeddings
-(memlib.embeddings) plus lexical overlap; token usage is counted with real tiktoken (memlib.tokens).
+Provides `Request` (the messages and bound kwargs as the dispatcher sees them), `classify` (which
+skill a request needs), `grade_skill` / `grade_with_reason` (document relevance to a query),
+`summarize` / `summarize_dialogue` (to a word budget), `answer` (from the context it is given:
+facts about the user, context sentences, worked examples) and `SKILLS`. Relevance and sentence
+choice use the local MiniLM embeddings plus lexical overlap; the rules come from
+memlib/offline/rules.py.
 
-Leaves out: free-form reasoning, generation of new content, world knowledge, and any language
-but English. What it cannot find in its context it says it does not know.
+Leaves out: tool calls and structured output (memlib/offline/tools.py), the chat model class
+(memlib/offline/model.py), free-form reasoning, generation of new content, world knowledge, and any
+language but English. What it cannot find in its context it says it does not know.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any
 
 import numpy as np
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable
-from langchain_core.tools import BaseTool
-from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import BaseModel, field_validator
+from langchain_core.messages import BaseMessage
 
-from memlib.extraction import (
+from memlib.offline.rules import (
     ANSWER_PHRASES,
+    FORGET,
     NOT_NAMES,
     PREDICATE_LABELS,
     STOPWORDS,
-    Fact,
+    Statement,
     ask_about_all,
+    conjugate,
     content_terms,
     entities,
     extract_facts,
@@ -44,11 +38,12 @@ from memlib.extraction import (
     term_words,
     to_third_person,
     with_article,
+    you_to_user,
 )
-from memlib.extraction import (
+from memlib.offline.rules import (
     QUESTION as _QUESTION,
 )
-from memlib.offline_tools import _flatten_json, _text, call_id, chosen_name, plan_tool_calls
+from memlib.offline.text import SINGLE_VALUED, embed, flatten_json, message_text
 
 # --------------------------------------------------------------------------------------------
 # Thresholds (documented in the class docstring).
@@ -59,39 +54,14 @@ CONTEXT_THRESHOLD = 0.4  # cosine for a context sentence to be used in an answer
 CONTEXT_OVERLAP_MIN_COSINE = 0.25  # lower cosine accepted when half the question's terms match
 DEFAULT_SUMMARY_WORDS = (30, 120)  # no budget given: a third of the source, clamped to this range
 WORDS_PER_TOKEN = 0.75  # converts a bound max_tokens into a word budget
-MAX_CONTEXT_MESSAGES = 80
-SINGLE_VALUED_SLOTS = (
-    "name",
-    "employer",
-    "role",
-    "location",
-    "age",
-)  # answer skill looks at the system prompt plus this many recent messages
-
-
-@lru_cache(maxsize=1)
-def _embedder():
-    from memlib.embeddings import MiniLMEmbeddings
-
-    return MiniLMEmbeddings(cache_size=16384)
-
-
-def _embed(texts: list[str]) -> np.ndarray:
-    return _embedder().embed_array(texts)
-
-
-@lru_cache(maxsize=1)
-def _token_counter():
-    from memlib.tokens import TokenCounter
-
-    return TokenCounter()
+MAX_CONTEXT_MESSAGES = 80  # answer skill looks at the system prompt plus this many recent messages
 
 
 def _context_text(message: BaseMessage) -> str:
     """Message text; tool results holding JSON (e.g. memory search hits) become plain lines."""
     if message.type == "tool":
-        return _flatten_json(_text(message))
-    return _text(message)
+        return flatten_json(message_text(message))
+    return message_text(message)
 
 
 def _words(text: str) -> int:
@@ -118,11 +88,11 @@ class Request:
     @property
     def last_human(self) -> str:
         i = self.last_human_index
-        return _text(self.messages[i]) if i >= 0 else ""
+        return message_text(self.messages[i]) if i >= 0 else ""
 
     @property
     def system_text(self) -> str:
-        return "\n\n".join(_text(m) for m in self.messages if m.type == "system")
+        return "\n\n".join(message_text(m) for m in self.messages if m.type == "system")
 
 
 SUMMARIZE_PATTERN = re.compile(
@@ -140,7 +110,7 @@ GRADE_PATTERN = re.compile(
 def classify(request: Request) -> str:
     """Which skill answers: 'grade', 'summarize' or 'answer'."""
     instruction = request.last_human + "\n" + request.system_text
-    if GRADE_PATTERN.search(instruction) and _grading_inputs(request):
+    if GRADE_PATTERN.search(instruction) and grading_inputs(request):
         return "grade"
     if _summary_instruction(request) is not None:
         return "summarize"
@@ -172,7 +142,7 @@ def _section_marks(text: str) -> list[re.Match]:
     return marks
 
 
-def _grading_inputs(request: Request) -> tuple[str, str] | None:
+def grading_inputs(request: Request) -> tuple[str, str] | None:
     """(query, document) from labelled sections of the human (else system) text."""
     for text in (request.last_human, request.system_text):
         marks = _section_marks(text)
@@ -201,7 +171,7 @@ def grade(
     query: str, document: str, threshold: float = RELEVANCE_THRESHOLD
 ) -> tuple[bool, float, float, list[str]]:
     """(relevant, cosine, overlap, shared terms) for a query and a document."""
-    q, d = _embed([query, document[:2000]])
+    q, d = embed([query, document[:2000]])
     cosine = float(q @ d)
     q_terms = content_terms(query)
     shared = sorted(q_terms & content_terms(document))
@@ -223,7 +193,7 @@ def _grade_reason(query: str, cosine: float, shared: list[str], threshold: float
     return f"similarity {cosine:.2f} (threshold {threshold}), shared terms: {terms}."
 
 
-def _grade_with_reason(query: str, document: str, threshold: float) -> tuple[bool, str]:
+def grade_with_reason(query: str, document: str, threshold: float) -> tuple[bool, str]:
     relevant, cosine, _, shared = grade(query, document, threshold)
     return relevant, _grade_reason(query, cosine, shared, threshold)
 
@@ -240,7 +210,7 @@ def _grade_labels(instruction: str) -> tuple[str, str]:
 
 
 def grade_skill(request: Request) -> str:
-    query, document = _grading_inputs(request)
+    query, document = grading_inputs(request)
     threshold = request.relevance_threshold
     relevant, cosine, overlap, shared = grade(query, document, threshold)
     yes, no = _grade_labels(request.system_text + "\n" + request.last_human)
@@ -365,9 +335,9 @@ def _summary_instruction(request: Request) -> tuple[int, str] | None:
         # A system prompt summarizes only when a sentence starts with the instruction
         # ("Summarize the user's text in 50 words."), not when it merely mentions summaries.
         if m.type == "system" and any(
-            SUMMARIZE_PATTERN.match(s) for s in split_sentences(_text(m))
+            SUMMARIZE_PATTERN.match(s) for s in split_sentences(message_text(m))
         ):
-            return j, _text(m)
+            return j, message_text(m)
     return None
 
 
@@ -403,7 +373,7 @@ def _parse_summary_request(request: Request) -> _Summary:
     for j, msg in enumerate(source):
         if j == index or msg.type == "system":
             if msg.type == "system" and j != index and not previous:
-                sm = _PREVIOUS_SUMMARY.search(_text(msg))
+                sm = _PREVIOUS_SUMMARY.search(message_text(msg))
                 if sm:
                     previous = sm.group("summary").strip()
             continue
@@ -411,7 +381,7 @@ def _parse_summary_request(request: Request) -> _Summary:
         if msg.type == "tool":
             units.append((f"tool:{getattr(msg, 'name', None) or ''}", _context_text(msg)))
             continue
-        units.extend((who, s) for s in split_sentences(_text(msg)))
+        units.extend((who, s) for s in split_sentences(message_text(msg)))
         for call in getattr(msg, "tool_calls", None) or []:
             units.append((f"call:{call['name']}", ""))
     if (
@@ -432,9 +402,7 @@ def _rewrite(speaker: str, sentence: str) -> str:
     if speaker in ("user", "human"):
         return to_third_person(sentence)
     if speaker in ("assistant", "ai"):
-        s = re.sub(r"\byour\b", "User's", sentence, flags=re.I)
-        s = re.sub(r"\byou(?:'re| are)\b", "User is", s, flags=re.I)
-        return re.sub(r"\byou\b", "User", s, flags=re.I)
+        return you_to_user(sentence, "User", verbs=False)
     return sentence
 
 
@@ -482,9 +450,9 @@ def _summarize_text(request: Request, spec: _Summary) -> str:
     latest: dict[str, str] = {}
     for unit_facts in facts:
         for f in unit_facts:
-            if f.predicate in SINGLE_VALUED_SLOTS:
+            if f.predicate in SINGLE_VALUED:
                 latest[f.predicate] = f.value.lower()
-    vectors = _embed([text for _, _, text in units])
+    vectors = embed([text for _, _, text in units])
     centre = vectors.mean(axis=0)
     centre /= np.linalg.norm(centre) or 1.0
     scored = []
@@ -610,10 +578,8 @@ def _focus(question: str) -> str:
     elif word == "how" and m and m.group("word").lower() in ("how do", "how does", "how did"):
         # "How do compactions work?" -> "how compactions work"; "how does X work" -> "X works"
         if m.group("word").lower() == "how does" and re.search(r"\s[a-z]+$", rest):
-            from memlib.extraction import _conjugate
-
             head, _, last = rest.rpartition(" ")
-            rest = f"{head} {_conjugate(last)}"
+            rest = f"{head} {conjugate(last)}"
         rest = f"how {rest}"
     if m and (m.group("word") or "").lower() in ("what does", "what do") and not pronoun:
         rest = re.sub(r"\s+(?:mean|do|stand for|return|look like)\b.*$", "", rest, flags=re.I)
@@ -637,18 +603,7 @@ def _focus(question: str) -> str:
 
 def _third_person_reply(sentence: str) -> str:
     """An assistant's sentence about the user, third person: "you work" -> "the user works"."""
-    s = re.sub(r"\byour\b", "the user's", sentence, flags=re.I)
-    s = re.sub(r"\byou(?:'re| are)\b", "the user is", s, flags=re.I)
-    s = re.sub(r"\byou(?:'ve| have)\b", "the user has", s, flags=re.I)
-
-    def verb(m: re.Match) -> str:
-        word = m.group(1)
-        from memlib.extraction import _conjugate
-
-        return f"the user {_conjugate(word)}"
-
-    s = re.sub(r"(?<!\w )\byou\s+([a-z']+)\b(?=\s)", verb, s)  # "you need" (not "do you")
-    s = re.sub(r"\byou\b", "the user", s, flags=re.I)
+    s = you_to_user(sentence)
     return s[0].upper() + s[1:] if s else s
 
 
@@ -755,9 +710,6 @@ def _render(items: list[_Item]) -> str:
     return " ".join(out)
 
 
-_IDENTITY = ("name", "role", "employer", "location", "age")
-
-
 def _identity_clause(facts: dict[str, str]) -> str:
     """ "User is Priya Raman. User is a data engineer at Northwind Labs, based in Leeds.": short
     sentences the extraction rules read back when the summary is folded again."""
@@ -778,9 +730,9 @@ def _identity_clause(facts: dict[str, str]) -> str:
     return ". ".join(out)
 
 
-def _absorbed(sentence: str, facts: list[Fact]) -> bool:
+def _absorbed(sentence: str, facts: list[Statement]) -> bool:
     """A sentence that says nothing beyond the identity facts in it."""
-    ident = [f for f in facts if f.predicate in _IDENTITY]
+    ident = [f for f in facts if f.predicate in SINGLE_VALUED]
     if not ident or len(ident) < len(facts):
         return False
     rest = content_terms(sentence) - content_terms(" ".join(f.value for f in ident))
@@ -868,7 +820,7 @@ def _exchange_items(
                     continue
                 facts = extract_facts(s, True) if kind == "user" else []
                 for f in facts:
-                    if f.predicate in _IDENTITY:
+                    if f.predicate in SINGLE_VALUED:
                         identity[f.predicate] = f.value
                 if facts and _absorbed(s, facts):
                     continue
@@ -933,7 +885,7 @@ def _previous_items(previous: str, identity: dict[str, str]) -> list[_Item]:
         facts = extract_facts(s, False)
         user_facts_ = [f for f in facts if f.subject == "user"]
         for f in user_facts_:
-            if f.predicate in _IDENTITY:
+            if f.predicate in SINGLE_VALUED:
                 identity.setdefault(f.predicate, f.value)
         if user_facts_ and _absorbed(s, user_facts_):
             continue
@@ -1064,23 +1016,22 @@ _INSTRUCTION_SENTENCE = re.compile(
 )
 _GREETING = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[\s!,.]*$", re.I)
 _THANKS = re.compile(r"^\s*(?:thanks|thank you|cheers|great|perfect|awesome|ok|okay)\b[^?]*$", re.I)
-_SINGLE_VALUED = {"name", "employer", "role", "location", "age"}
 _QUESTION_FILLER = {"prefer", "like", "love", "enjoy", "favourite", "favorite", "use", "preferred"}
 
 
-def user_facts(messages: Sequence[BaseMessage]) -> list[Fact]:
+def user_facts(messages: Sequence[BaseMessage]) -> list[Statement]:
     """Facts about the user, oldest first: first-person statements in human messages, third-person
     statements and key-value pairs in system prompts (loaded memories) and tool results."""
-    facts: list[Fact] = []
+    facts: list[Statement] = []
     for m in messages:
         if m.type == "human":
-            facts.extend(extract_facts(_text(m), True))
+            facts.extend(extract_facts(message_text(m), True))
         elif m.type in ("system", "tool"):
             facts.extend(f for f in extract_facts(_context_text(m), False) if f.subject == "user")
     return facts
 
 
-def _matching(facts: list[Fact], predicate: str) -> list[Fact]:
+def _matching(facts: list[Statement], predicate: str) -> list[Statement]:
     found = _matching_exact(facts, predicate)
     if not found and predicate.endswith("'s name"):
         # "What's my manager's name?" answered by "My manager is Priya."
@@ -1089,7 +1040,7 @@ def _matching(facts: list[Fact], predicate: str) -> list[Fact]:
     return found
 
 
-def _matching_exact(facts: list[Fact], predicate: str) -> list[Fact]:
+def _matching_exact(facts: list[Statement], predicate: str) -> list[Statement]:
     if predicate.startswith("favourite "):
         topic = content_terms(predicate.removeprefix("favourite "))
         return [
@@ -1101,7 +1052,7 @@ def _matching_exact(facts: list[Fact], predicate: str) -> list[Fact]:
     return [f for f in facts if f.predicate == predicate]
 
 
-def _say(fact: Fact) -> str:
+def _say(fact: Statement) -> str:
     if fact.predicate.startswith("favourite "):
         return f"Your {fact.predicate} is {fact.value}."
     template = ANSWER_PHRASES.get(fact.predicate, "Your {p} is {v}.")
@@ -1109,11 +1060,11 @@ def _say(fact: Fact) -> str:
     return template.format(p=fact.predicate, v=value)
 
 
-def _answer_about_user(question: str, predicate: str, facts: list[Fact]) -> str:
+def _answer_about_user(question: str, predicate: str, facts: list[Statement]) -> str:
     if predicate == "all":
-        latest: dict[str, Fact] = {}
+        latest: dict[str, Statement] = {}
         for f in facts:
-            latest[f.predicate if f.predicate in _SINGLE_VALUED else f"{f.predicate}:{f.value}"] = f
+            latest[f.predicate if f.predicate in SINGLE_VALUED else f"{f.predicate}:{f.value}"] = f
         if not latest:
             return "I don't know anything about you yet - you haven't told me."
         return "Here is what I know about you: " + " ".join(_say(f) for f in latest.values())
@@ -1121,13 +1072,13 @@ def _answer_about_user(question: str, predicate: str, facts: list[Fact]) -> str:
     if not found:
         label = PREDICATE_LABELS.get(predicate, predicate)
         return f"I don't know your {label} yet - you haven't told me."
-    if predicate in _SINGLE_VALUED:
+    if predicate in SINGLE_VALUED:
         return _say(found[-1])  # the newer statement wins
     distinct = list({f.value.lower(): f for f in found}.values())
     topic = content_terms(question) - _QUESTION_FILLER
     if len(distinct) > 1 and topic:
-        q = _embed([question])[0]
-        sims = _embed([f.source or f.as_text() for f in distinct]) @ q
+        q = embed([question])[0]
+        sims = embed([f.source or f.as_text() for f in distinct]) @ q
         return _say(distinct[int(np.argmax(sims))])
     return " ".join(_say(f) for f in distinct[-3:])
 
@@ -1179,7 +1130,7 @@ def answer_from_context(question: str, sentences: list[str]) -> str | None:
     if not sentences:
         return None
     head, focus = _focus_head(question)
-    vectors = _embed([question, head or question, *sentences])
+    vectors = embed([question, head or question, *sentences])
     sims = vectors[2:] @ vectors[0]
     head_sims = vectors[2:] @ vectors[1] if head else np.zeros(len(sentences))
     q_terms = content_terms(question)
@@ -1211,7 +1162,8 @@ def answer_from_context(question: str, sentences: list[str]) -> str | None:
 
 def _saved_to_memory(after: Sequence[BaseMessage]) -> bool:
     return any(
-        m.type == "tool" and re.match(r"(?:created|updated) memory", _text(m), re.I) for m in after
+        m.type == "tool" and re.match(r"(?:created|updated) memory", message_text(m), re.I)
+        for m in after
     )
 
 
@@ -1277,7 +1229,7 @@ def _apply_example(question: str, system: str) -> str | None:
     if not examples:
         return None
     texts = [f"{e.get('situation', '')} {e['lesson']}" for e in examples]
-    vectors = _embed([question, *texts])
+    vectors = embed([question, *texts])
     sims = vectors[1:] @ vectors[0]
     k = int(np.argmax(sims))
     if float(sims[k]) < EXAMPLE_MIN_COSINE:
@@ -1401,11 +1353,9 @@ def _answer(request: Request) -> str:
             # The lead-in once, however many question sentences were answered from context.
             joined.append(r.removeprefix(lead) if joined and lead in " ".join(joined) else r)
         return " ".join(joined)
-    from memlib.offline_tools import _FORGET
-
-    if _FORGET.search(question):
+    if FORGET.search(question):
         if any(
-            m.type == "tool" and re.match(r"deleted memory", _text(m), re.I)
+            m.type == "tool" and re.match(r"deleted memory", message_text(m), re.I)
             for m in messages[i + 1 :]
         ):
             return "Done - I've deleted that from memory."
@@ -1432,202 +1382,3 @@ def _answer(request: Request) -> str:
 # --------------------------------------------------------------------------------------------
 
 SKILLS = {"grade": grade_skill, "summarize": summarize, "answer": answer}
-
-
-class OfflineChatModel(BaseChatModel):
-    """A deterministic, rule-based chat model (no network, no randomness). Introduced in
-    notebooks/01.
-
-    Dispatch: with tools bound, `plan_tool_calls` decides first; otherwise each call is
-    classified as grade, summarize or answer (`classify`).
-
-    - grade: when the prompt has a grading cue (grade, binary score, relevance, 'relevant',
-      "is the document relevant") and holds a labelled query
-      ("question:", "query:", "user question:", <question>) and document ("document:", "doc:",
-      "passage:", "context:", <document>; inside a document a label ends it only at the start of
-      a line or as a tag). Replies "yes - ..." or "no - ..." (or the two labels the
-      prompt asks for, e.g. 'relevant' / 'not_relevant') with the similarity and shared terms.
-      Relevant when MiniLM cosine >= relevance_threshold (default 0.35; unrelated text scores
-      about 0.0, paraphrases 0.5-0.8), or when at least half the query's content terms occur in
-      the document and cosine >= relevance_threshold - 0.15.
-    - summarize: when the last human message (or a system message) asks to summarize / condense /
-      create, extend or update a summary. Budget from "in at most N words", "under N words"
-      (N-1), "N words", "one/two sentences" (25 words each) or a bound max_tokens (x 0.75);
-      without one, a third of the source, clamped to 30-120 words. The material is the text after
-      the instruction (or "user:/assistant:" lines), else the earlier messages. A dialogue (someone
-      answers) goes to `summarize_dialogue`: the user's identity facts first ("User is Priya
-      Raman. User is a data engineer at Northwind Labs, based in Leeds."), then one short clause
-      per exchange ("Topic: key point of the answer", "Discussed a, b and c", the user's
-      statement in the third person, "ran tool: result ..."), then more detail breadth first while
-      words remain; greetings, acknowledgements, answer lead-ins and "summary only" instructions
-      are dropped. A previous summary ("This is summary of the conversation so far: ...",
-      "Previous summary: ...") keeps its identity facts (newer statements win); its other
-      sentences shrink, oldest first, to an "Earlier:" list of their names when new material
-      needs the room. Plain text is summarized extractively (`_summarize_text`). Output never
-      exceeds the budget.
-    - answer: questions about the user ("what is my name?", "where do I work?", "what's my
-      favourite X?") are answered from facts found by the rules in memlib/extraction.py in human
-      messages (first person), and in system prompts and tool results (third person, key: value,
-      JSON); the newest statement wins. Missing facts give "I don't know your X yet - you haven't
-      told me." Other questions are answered with the one or two context sentences (system prompt
-      minus instructions, tool results, earlier turns) whose cosine with the question is >= 0.4
-      (or >= 0.25 with half the terms, or half the focus terms, shared), ranked with extra weight
-      on the phrase the question asks for ("target runtime" in "what is the target runtime for
-      the job?"); otherwise it says it has no information. A how-to question with worked
-      examples in the system prompt (blocks with a lesson / takeaway / "next time" line) is
-      answered with the closest example's lesson and action ("Based on a similar past task:").
-      Statements get an acknowledgement naming the facts it recognised. Length instructions in
-      the system prompt's instruction sentences or the user's message ("in one sentence", "at
-      most N words", "be brief") and a bound max_tokens cut the answer to its first N sentences
-      and N words (`answer_limits`; cutting, not rewriting).
-    - tools (when tools are bound; memlib/offline_tools.py): tool_choice auto / none / any /
-      required / a name / {"type": "function", "function": {"name": ...}}. Arguments are filled
-      from each tool's JSON schema: a field's name (else description) maps to a concept (name,
-      employer, role, location, preferences, expertise, situation / approach / outcome / lesson,
-      subject / predicate / object, content, query, summary, title, keywords, date, number,
-      relevance, ...), whose value comes from the facts the rules extract or the sentence naming
-      the field; absent values are omitted (required ones get the schema default, an empty value,
-      or for an enum the option closest in meaning to the user's message). Collection schemas
-      (Memory(content), triples, one profile slot) get one call per fact; several schemas each get
-      a call when the conversation has content for them. trustcall: with existing records it
-      answers PatchDoc for the record with the same subject and slot (the newer statement wins,
-      "now" / "these days" ignored; only changed fields, a context field gets the user's new
-      sentence; profile documents are patched field by field), RemoveDoc for the record whose
-      subject / predicate / object the user retracts ("forget that ...", "I no longer ...",
-      "not ... anymore", "I stopped ...") and new schema calls; on a validation error it answers PatchFunctionErrors / PatchFunctionName from the error text. LangMem: Done on
-      later steps, prompt-optimizer tools add feedback as rules to the prompt (feedback given
-      as a dict literal gives its text values; a bare score adds no rule). With tool_choice
-      auto, when the user states facts or says "remember ..." / "forget ...", it searches memory
-      first, then updates the memory holding the same slot, deletes a retracted one and creates
-      the rest; for a question it searches memory (and a knowledge-base tool for domain
-      questions); it answers in text once the results are in. Tool-call ids hash the conversation
-      (minus LangMem's random session ids) and the call's position: stable across runs.
-      with_structured_output goes through a forced tool call (pydantic, TypedDict, JSON schema,
-      include_raw; method= is accepted).
-
-    Limits: no world knowledge, no reasoning, English only, extractive (never writes new facts);
-    what the rules miss it does not know. usage_metadata counts tokens with real tiktoken
-    (o200k_base, OpenAI's chat overhead).
-    """
-
-    model_name: str = "memlib-offline-rules"
-    relevance_threshold: float = RELEVANCE_THRESHOLD
-
-    @field_validator("relevance_threshold")
-    @classmethod
-    def _threshold_is_a_cosine(cls, value: float) -> float:
-        if not -1.0 <= value <= 1.0:
-            raise ValueError(f"relevance_threshold is a cosine in [-1, 1], got {value!r}")
-        return value
-
-    @property
-    def _llm_type(self) -> str:
-        return "memlib-offline"
-
-    def get_token_ids(self, text: str) -> list[int]:
-        """Token ids from real tiktoken (o200k_base), so counting needs no transformers."""
-        from memlib.tokens import get_encoding
-
-        return get_encoding().encode(text, disallowed_special=())
-
-    def get_num_tokens_from_messages(
-        self, messages: list[BaseMessage], tools: Sequence | None = None
-    ) -> int:
-        """Prompt tokens as OpenAI counts them (memlib.tokens); usable as trim_messages'
-        token_counter=model."""
-        from langchain_core.messages import convert_to_messages
-
-        return _token_counter()(convert_to_messages(messages))
-
-    def bind_tools(
-        self,
-        tools: Sequence[dict[str, Any] | type | Callable | BaseTool],
-        *,
-        tool_choice: str | dict | bool | None = None,
-        **kwargs: Any,
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        """Bind tools (as OpenAI-format schemas) and a tool_choice: auto, none, any, required,
-        a tool name, or {"type": "function", "function": {"name": ...}}."""
-        formatted = [convert_to_openai_tool(t) for t in tools]
-        names = [t["function"]["name"] for t in formatted]
-        forced = chosen_name(tool_choice)
-        if forced is not None and forced not in names:
-            raise ValueError(f"tool_choice {forced!r} is not among the bound tools {names}")
-        if tool_choice is not None:
-            kwargs["tool_choice"] = tool_choice
-        return self.bind(tools=formatted, **kwargs)
-
-    def with_structured_output(
-        self, schema: dict | type, *, include_raw: bool = False, **kwargs: Any
-    ) -> Runnable[LanguageModelInput, dict | BaseModel]:
-        """Structured output through a forced tool call (pydantic model, TypedDict or JSON
-        schema); `method` and `strict` are accepted and ignored (there is only one method)."""
-        method = kwargs.pop("method", "function_calling")
-        if method not in ("function_calling", "json_schema", "json_mode"):
-            raise ValueError(f"unknown structured-output method {method!r}")
-        kwargs.pop("strict", None)
-        return super().with_structured_output(schema, include_raw=include_raw, **kwargs)
-
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {"model_name": self.model_name}
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        if not messages:
-            raise ValueError("OfflineChatModel needs at least one message, got an empty list")
-        kwargs.pop("ls_structured_output_format", None)
-        request = Request(list(messages), kwargs, self.relevance_threshold)
-        message = None
-        if kwargs.get("tools"):
-            calls = plan_tool_calls(
-                messages,
-                kwargs["tools"],
-                kwargs.get("tool_choice"),
-                grade=lambda q, d: _grade_with_reason(q, d, self.relevance_threshold),
-            )
-            if calls:
-                skill = "tools"
-                message = AIMessage(
-                    content="",
-                    tool_calls=[
-                        {
-                            "name": n,
-                            "args": a,
-                            "id": call_id(messages, n, a, k),
-                            "type": "tool_call",
-                        }
-                        for k, (n, a) in enumerate(calls)
-                    ],
-                )
-        if message is None:
-            skill = classify(request)
-            message = AIMessage(content=SKILLS[skill](request))
-        if stop:
-            for s in stop:
-                message.content = message.content.split(s)[0]
-        message.usage_metadata = _usage(messages, message)
-        message.response_metadata = {"model_name": self.model_name, "skill": skill}
-        return ChatResult(generations=[ChatGeneration(message=message)])
-
-
-def _usage(messages: list[BaseMessage], reply: AIMessage) -> dict:
-    from memlib.tokens import count_text_tokens
-
-    counter = _token_counter()
-    input_tokens = counter(messages)
-    output_tokens = count_text_tokens(_text(reply))
-    for call in reply.tool_calls:
-        import json
-
-        output_tokens += count_text_tokens(call["name"] + json.dumps(call["args"]))
-    return {
-        "input_tokens": input_tokens,
-        "output_tokens": output_tokens,
-        "total_tokens": input_tokens + output_tokens,
-    }

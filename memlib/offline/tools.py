@@ -2,8 +2,8 @@
 
 Provides `plan_tool_calls(messages, tools, tool_choice)`: the tool calls the offline model makes,
 or None to reply in text. It reads the conversation (plain chat messages, or the transcript that
-LangMem and trustcall embed in their prompts), extracts facts with memlib/extraction.py, and fills
-each tool's JSON schema field by field from what the field's name and description ask for.
+LangMem and trustcall embed in their prompts), extracts facts with memlib/offline/rules.py, and
+fills each tool's JSON schema field by field from what the field's name and description ask for.
 Protocols it follows: trustcall's PatchDoc / RemoveDoc / PatchFunctionErrors / PatchFunctionName
 (update, delete and validation repair), LangMem's Done, manage_memory and search_memory, and the
 prompt optimizers' think / critique / recommend / OptimizedPromptOutput tools.
@@ -25,9 +25,10 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from memlib.extraction import (
+from memlib.offline.rules import (
+    FORGET,
     PREDICATE_PHRASES,
-    Fact,
+    Statement,
     ask_about,
     ask_about_all,
     content_terms,
@@ -36,11 +37,12 @@ from memlib.extraction import (
     split_sentences,
     to_third_person,
 )
-from memlib.extraction import (
+from memlib.offline.rules import (
     QUESTION as _QUESTION,
 )
+from memlib.offline.skills import Request, grading_inputs, summarize
+from memlib.offline.text import SINGLE_VALUED, embed, flatten_json, message_text
 
-SINGLE_VALUED = ("name", "employer", "role", "location", "age")
 # Predicates a person can hold several values of; every other "my X is Y" holds one.
 MULTI_VALUED = ("preference", "dislike", "expertise", "project", "learning", "uses", "speaks")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -83,23 +85,6 @@ _REMEMBER = re.compile(
     r"\b(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget|save)\s+(?:that\s+)?(?P<value>[^.!?\n]{3,200})",
     re.I,
 )
-_FORGET = re.compile(
-    r"\b(?:forget|delete|remove|erase)\s+(?:that\s+|about\s+|the (?:memory|fact) (?:that|about)\s+)?(?P<value>[^.!?\n]{2,200})"
-    r"|\b(?:i\s*(?:'m|am|'ve|have)?\s+)?(?:no longer|don't|do not|not)\s+(?P<value2>[^.!?\n]{2,120}?)\s+(?:anymore|any more)\b"
-    r"|\bi\s*(?:'m|am|'ve|have|do|did)?\s+(?:no longer|quit|left|stopped|gave up)\s+(?P<value3>[^.!?\n]{2,120})",
-    re.I,
-)
-
-
-def _text(message: BaseMessage) -> str:
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return "\n".join(
-        b if isinstance(b, str) else b.get("text", "")
-        for b in content
-        if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
-    )
 
 
 @dataclass
@@ -126,34 +111,6 @@ def _parse_transcript(body: str) -> list[Turn]:
         speaker = {"Human": "user", "Ai": "assistant"}.get(m["kind"], m["kind"].lower())
         turns.append(Turn(speaker, text))
     return turns
-
-
-def _flatten_json(text: str) -> str:
-    try:
-        data = json.loads(text)
-    except (ValueError, TypeError):
-        return text
-    lines: list[str] = []
-
-    def walk(node: Any, key: str = "") -> None:
-        if isinstance(node, dict):
-            for k, v in node.items():
-                if k not in ("namespace", "key", "created_at", "updated_at", "score", "kind", "id"):
-                    walk(v, k)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v, key)
-        elif isinstance(node, str) and node.strip():
-            lines.append(
-                node
-                if key in ("", "content", "text", "memory", "page_content")
-                else f"{key}: {node}"
-            )
-        elif isinstance(node, (int, float)) and not isinstance(node, bool) and key:
-            lines.append(f"{key}: {node}")
-
-    walk(data)
-    return "\n".join(lines)
 
 
 @dataclass
@@ -273,16 +230,16 @@ class Context:
         return texts[-1] if texts else ""
 
     @property
-    def facts(self) -> list[Fact]:
+    def facts(self) -> list[Statement]:
         """Facts the user stated, oldest first (later statements win)."""
-        out: list[Fact] = []
+        out: list[Statement] = []
         for text in self.user_texts:
             out.extend(extract_facts(text, True))
         return out
 
     @property
-    def memory_facts(self) -> list[Fact]:
-        out: list[Fact] = []
+    def memory_facts(self) -> list[Statement]:
+        out: list[Statement] = []
         for t in self.turns:
             if t.speaker in ("tool", "system"):
                 out.extend(f for f in extract_facts(t.text, False) if f.subject == "user")
@@ -300,7 +257,7 @@ def read_context(messages: Sequence[BaseMessage]) -> Context:
     ctx = Context(list(messages))
     instructions = []
     for m in messages:
-        text = _text(m)
+        text = message_text(m)
         for inst in _INSTANCE.finditer(text):
             ctx.existing.append(Record(inst["id"], inst["kind"], _parse_value(inst["body"])))
         for inst in _SCHEMA_INSTANCE.finditer(text):
@@ -323,7 +280,7 @@ def read_context(messages: Sequence[BaseMessage]) -> Context:
         elif m.type == "ai":
             ctx.turns.append(Turn("assistant", text))
         elif m.type == "tool":
-            ctx.turns.append(Turn("tool", _flatten_json(text)))
+            ctx.turns.append(Turn("tool", flatten_json(text)))
         else:
             ctx.turns.append(Turn("system", text))
             instructions.append(text)
@@ -498,12 +455,12 @@ def _resolve(spec: dict, root: dict) -> dict:
     return spec
 
 
-def _latest(facts: list[Fact], predicate: str) -> Fact | None:
+def _latest(facts: list[Statement], predicate: str) -> Statement | None:
     found = [f for f in facts if f.predicate == predicate]
     return found[-1] if found else None
 
 
-def _all(facts: list[Fact], predicate: str) -> list[str]:
+def _all(facts: list[Statement], predicate: str) -> list[str]:
     values = [f.value for f in facts if f.predicate == predicate]
     if predicate == "preference":
         values += [
@@ -512,7 +469,7 @@ def _all(facts: list[Fact], predicate: str) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def fact_text(f: Fact) -> str:
+def fact_text(f: Statement) -> str:
     """A standalone third-person memory for a fact."""
     return f.as_text() + "."
 
@@ -572,7 +529,7 @@ def _closest_enum(value: Any, choices: list) -> Any:
     return scored[0] if scored and terms & content_terms(str(scored[0])) else None
 
 
-def _empty(spec: dict, root: dict) -> Any:
+def empty_value(spec: dict, root: dict) -> Any:
     spec = _resolve(spec, root)
     if "default" in spec:
         return spec["default"]
@@ -598,7 +555,7 @@ class Filler:
     def __post_init__(self):
         self.facts = self.ctx.facts or self.ctx.memory_facts
 
-    def value(self, c: str, fact: Fact | None = None) -> Any:
+    def value(self, c: str, fact: Statement | None = None) -> Any:
         facts = self.facts
         if fact is not None:
             if c == "content":
@@ -651,7 +608,7 @@ class Filler:
             return "Filled by rules from the conversation (memlib.extraction)."
         return None
 
-    def mention(self, c: str, field_name: str, fact: Fact | None = None) -> str | None:
+    def mention(self, c: str, field_name: str, fact: Statement | None = None) -> str | None:
         """A date or number the user stated: in the fact's sentence, else in the latest user
         sentence that names the field ("deadline"), else (dates only) the latest date at all."""
         pattern = DATE if c == "date" else NUMBER
@@ -675,13 +632,11 @@ class Filler:
     def _closest_option(self, spec: dict) -> Any:
         """A required choice nothing states: the option closest in meaning to the latest user
         message (MiniLM cosine of the option's words); a weak guess, better than always the first."""
-        from memlib.offline import _embed
-
         options = [o for o in spec["enum"] if isinstance(o, str)]
         last = self.ctx.last_user.strip()
         if not options or not last:
             return spec.get("default", spec["enum"][0])
-        vectors = _embed([last, *(o.replace("_", " ") for o in options)])
+        vectors = embed([last, *(o.replace("_", " ") for o in options)])
         return options[int((vectors[1:] @ vectors[0]).argmax())]
 
     def _graded(self) -> tuple[bool, str] | None:
@@ -691,7 +646,7 @@ class Filler:
             self._grade_cache = self.grade(*pair) if pair and self.grade else None
         return self._grade_cache
 
-    def fill(self, schema: dict, fact: Fact | None = None, root: dict | None = None) -> dict:
+    def fill(self, schema: dict, fact: Statement | None = None, root: dict | None = None) -> dict:
         root = root or schema
         schema = _resolve(schema, root)
         out: dict = {}
@@ -715,7 +670,7 @@ class Filler:
             elif c:
                 value = _coerce(self.value(c, fact), spec, root)
             if value in (None, "", []) and name in required:
-                value = self._closest_option(spec) if "enum" in spec else _empty(spec, root)
+                value = self._closest_option(spec) if "enum" in spec else empty_value(spec, root)
             if value not in (None, "", []) or name in required:
                 out[name] = value
         return out
@@ -741,10 +696,10 @@ def _nearest(pattern: re.Pattern, sentence: str, words: set[str]) -> str | None:
     return best
 
 
-def per_fact_facts(ctx: Context) -> list[Fact]:
+def per_fact_facts(ctx: Context) -> list[Statement]:
     """The facts worth a record each: the newest value per single-valued predicate, every other."""
     facts = ctx.facts
-    latest: dict[str, Fact] = {}
+    latest: dict[str, Statement] = {}
     for f in facts:
         key = f.predicate if f.predicate in SINGLE_VALUED else f"{f.predicate}:{f.value.lower()}"
         latest.pop(key, None)
@@ -775,9 +730,7 @@ def search_query(ctx: Context) -> str | None:
 
 
 def grading_pair(ctx: Context) -> tuple[str, str] | None:
-    from memlib.offline import Request, _grading_inputs
-
-    return _grading_inputs(Request(ctx.messages))
+    return grading_inputs(Request(ctx.messages))
 
 
 def conversation_title(ctx: Context) -> str | None:
@@ -798,8 +751,6 @@ def conversation_title(ctx: Context) -> str | None:
 
 def conversation_summary(ctx: Context, budget: int = 40) -> str | None:
     from langchain_core.messages import AIMessage, HumanMessage
-
-    from memlib.offline import Request, summarize
 
     msgs = [
         HumanMessage(t.text) if t.speaker == "user" else AIMessage(t.text)
@@ -959,7 +910,7 @@ def call_id(messages: Sequence[BaseMessage], name: str, args: dict, position: in
     h = hashlib.sha1()
     for m in messages:
         h.update(m.type.encode())
-        h.update(_UUIDISH.sub("", _text(m)).encode())
+        h.update(_UUIDISH.sub("", message_text(m)).encode())
         for c in getattr(m, "tool_calls", None) or []:
             h.update(c.get("id", "").encode())
     h.update(f"|{name}|{position}|".encode())
@@ -990,13 +941,13 @@ def _triple_keys(value: dict) -> tuple[str, str, str] | None:
 _VERB_PREDICATES = {v: k for k, v in PREDICATE_VERBS.items()}
 
 
-def record_facts(record: Record, known_names: set[str]) -> list[Fact]:
+def record_facts(record: Record, known_names: set[str]) -> list[Statement]:
     """Facts a stored record holds: a subject-predicate-object triple, or third-person text."""
     triple = _triple_keys(record.value)
     if triple:
         subj, pred, obj = (str(record.value.get(k, "")) for k in triple)
         subject = "user" if subj.lower() in ("user", "the user") or subj in known_names else subj
-        facts = [Fact(subject, _VERB_PREDICATES.get(pred, pred), obj, record.text)]
+        facts = [Statement(subject, _VERB_PREDICATES.get(pred, pred), obj, record.text)]
         # The record's sentence ("User's dog is called Biscuit.") names the slot the triple's
         # free-form predicate ("is called") does not.
         sentence = record.value.get("content")
@@ -1063,7 +1014,7 @@ def _overlaps(text: str, clause: str) -> bool:
 
 
 def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tuple[str, dict]]:
-    """trustcall's update path. Fact records (one memory each, or triples): PatchDoc when a newer
+    """trustcall's update path. Statement records (one memory each, or triples): PatchDoc when a newer
     statement fills the same slot, RemoveDoc when the user retracts one, a new schema call for new
     facts. Profile documents: PatchDoc setting, replacing, adding or removing fields."""
     calls: list[tuple[str, dict]] = []
@@ -1157,12 +1108,12 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
     return calls
 
 
-def _same_subject(old: Fact, new: Fact) -> bool:
+def _same_subject(old: Statement, new: Statement) -> bool:
     """The user and the user's mother are different subjects, though both 'live in' a city."""
     return old.subject.strip().lower() == new.subject.strip().lower()
 
 
-def _same_slot(old: Fact, new: Fact) -> bool:
+def _same_slot(old: Statement, new: Statement) -> bool:
     if old.predicate != new.predicate or not _same_subject(old, new):
         return False
     if new.predicate in SINGLE_VALUED or new.predicate.startswith("favourite "):
@@ -1173,7 +1124,7 @@ def _same_slot(old: Fact, new: Fact) -> bool:
     return bool(a & b)
 
 
-def _record_patch(record: Record, old: Fact, new: Fact) -> list[dict]:
+def _record_patch(record: Record, old: Statement, new: Statement) -> list[dict]:
     """JSON patch ops putting `new` where a fact record holds `old` (same slot)."""
     value = record.value
     if set(value) == {"content"} and isinstance(value["content"], str):
@@ -1205,12 +1156,12 @@ def _record_patch(record: Record, old: Fact, new: Fact) -> list[dict]:
 _NEGATION = re.compile(r"\b(?:no longer|don't|do not|not|anymore|any more)\b\s*", re.I)
 
 
-def _retracted_statements(ctx: Context) -> list[tuple[str, list[Fact]]]:
+def _retracted_statements(ctx: Context) -> list[tuple[str, list[Statement]]]:
     """Each retraction in the latest user message as (clause, facts it takes back): "I'm no
     longer allergic to peanuts" takes back what "I'm allergic to peanuts" states."""
     out = []
     for text in ctx.user_texts[-1:]:
-        for m in _FORGET.finditer(text):
+        for m in FORGET.finditer(text):
             clause = m["value"] or m["value2"] or m["value3"]
             if not clause:
                 continue
@@ -1226,7 +1177,7 @@ def _stated_text(record: Record) -> str:
     return _record_text(value)
 
 
-def _is_retracted(record: Record, facts: list[Fact], ctx: Context) -> bool:
+def _is_retracted(record: Record, facts: list[Statement], ctx: Context) -> bool:
     """The record states a fact the user takes back: same subject, predicate and value when the
     retraction parses as a fact, else the clause's words in the record's stated fields."""
     for clause, gone in _retracted_statements(ctx):
@@ -1247,7 +1198,7 @@ def _is_retracted(record: Record, facts: list[Fact], ctx: Context) -> bool:
 def _retractions(ctx: Context) -> list[str]:
     out = []
     for text in ctx.user_texts[-1:]:
-        for m in _FORGET.finditer(text):
+        for m in FORGET.finditer(text):
             clause = m["value"] or m["value2"] or m["value3"]
             if clause:
                 out.append(clause)
@@ -1267,7 +1218,7 @@ def _is_per_fact(tool: ToolSpec) -> bool:
     return len(profile) <= 1 and bool(set(concepts) & (_PER_FACT | _PROFILE))
 
 
-def facts_for(tool: ToolSpec, ctx: Context) -> list[Fact]:
+def facts_for(tool: ToolSpec, ctx: Context) -> list[Statement]:
     """The facts a collection schema records: those of its one profile slot, else all."""
     slots = {
         concept(n, _resolve(s, tool.parameters)) for n, s in tool.properties.items()
@@ -1295,7 +1246,7 @@ def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tu
     error_msg = next((m for m in reversed(ctx.messages) if m.type == "tool"), None)
     if error_msg is None:
         return []
-    error = _text(error_msg)
+    error = message_text(error_msg)
     doc_id = re.search(r"json_doc_id=\[(?P<id>[^\]]+)\]", error)
     target = doc_id["id"] if doc_id else error_msg.tool_call_id
     call = next(
@@ -1337,7 +1288,7 @@ def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tu
             if c:
                 value = _coerce(filler.value(c), spec, schema or {})
             if value in (None, ""):
-                value = _empty(spec, schema or {})
+                value = empty_value(spec, schema or {})
             patches.append({"op": "add", "path": path, "value": value})
             notes.append(f"{loc}: field required -> added")
         elif kind in ("string_too_long", "too_long") or re.search(r"at most \d+", message):
@@ -1370,7 +1321,7 @@ def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tu
             target_spec = _resolve(spec, schema or {}) if spec else {}
             fixed = _coerce(current, target_spec, schema or {}) if target_spec else None
             if fixed is None or fixed == current:
-                fixed = _empty(target_spec, schema or {}) if target_spec else None
+                fixed = empty_value(target_spec, schema or {}) if target_spec else None
             if fixed is not None:
                 patches.append({"op": "replace", "path": path, "value": fixed})
                 notes.append(f"{loc}: {kind} -> converted {current!r} to {fixed!r}")
@@ -1758,7 +1709,7 @@ def _actions(tool: ToolSpec) -> list[str]:
 
 
 def _write_args(
-    tool: ToolSpec, ctx: Context, filler: Filler, fact: Fact | None, note: str | None = None
+    tool: ToolSpec, ctx: Context, filler: Filler, fact: Statement | None, note: str | None = None
 ) -> dict:
     args = filler.fill(tool.parameters, fact)
     props = tool.properties
@@ -1775,7 +1726,7 @@ def _write_args(
     return args
 
 
-def _known_memory_id(ctx: Context, fact: Fact) -> str | None:
+def _known_memory_id(ctx: Context, fact: Statement) -> str | None:
     """Key of a memory seen in an earlier search result that holds the same slot as `fact`."""
     for m in ctx.messages:  # oldest result first
         for item in _search_hits([m]):
@@ -1792,7 +1743,7 @@ def _search_hits(messages: Sequence[BaseMessage]) -> list[dict]:
         if m.type != "tool":
             continue
         try:
-            items = json.loads(_text(m))
+            items = json.loads(message_text(m))
         except (ValueError, TypeError):
             continue
         hits += [
@@ -1893,7 +1844,7 @@ def _write_document(
     schema: dict,
     ctx: Context,
     filler: Filler,
-    facts: list[Fact],
+    facts: list[Statement],
     retracted: list[str],
     hits: list[dict],
 ) -> list[tuple[str, dict]]:
@@ -1941,7 +1892,7 @@ def _write_calls(
     tool: ToolSpec,
     ctx: Context,
     filler: Filler,
-    facts: list[Fact],
+    facts: list[Statement],
     notes: list[str],
     retracted: list[str],
     hits: list[dict],

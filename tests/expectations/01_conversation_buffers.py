@@ -58,3 +58,17 @@ EXPECT = {
     "buffer_unchanged_after_bad_input": ("true",),
     "property_cases_trimmed": (">=", 20),
 }
+
+# What the notebook writes in its own cells (tests/test_notebook_code.py)
+TECHNIQUE = {
+    "defines": ["FullBuffer", "SlidingWindowBuffer", "TokenTrimBuffer", "respond"],
+    "calls": [
+        "trim_messages",
+        "StateGraph",
+        "add_node",
+        "add_edge",
+        "compile",
+        "InMemorySaver",
+        "from_conn_string",
+    ],
+}

@@ -11,7 +11,7 @@ EXPECT = {
     "corpus_documents": ("between", 30, 60),
     "in_place_add_length": ("==", 10),  # doc-0, then doubled at each of two steps
     "new_items_length": ("==", 3),
-    "in_place_async_corrupted_runs": (">=", 1),  # a race: almost always 20 of 20 here
+    "in_place_async_corrupted_runs": (">=", 1),  # a race: varies between runs and machines
     "in_place_sync_corrupted_runs": ("==", 0),
     "copy_corrupted_runs": ("==", 0),
     "reducer_corrupted_runs": ("==", 0),
@@ -51,4 +51,38 @@ OPENAI_DIFFERENCES = {
         "a race between LangGraph's background checkpoint write and the next node: the count "
         "varies between any two runs, on any backend"
     ),
+}
+
+# The technique written in the notebook's own cells (checked by tests/test_notebook_code.py).
+TECHNIQUE = {
+    "defines": [
+        "merge_by_id",
+        "add_unique",
+        "ResearchState",
+        "Grade",
+        "make_grader",
+        "make_plan",
+        "make_retrieve",
+        "grade_new_docs",
+        "next_status",
+        "route_after_grade",
+        "make_grade",
+        "make_synthesize",
+        "review",
+        "build_research_graph",
+    ],
+    "calls": [
+        "with_structured_output",
+        "interrupt",
+        "StateGraph",
+        "add_node",
+        "add_edge",
+        "add_conditional_edges",
+        "compile",
+        "InMemorySaver",
+        "SqliteSaver",
+        "Command",
+        "get_state_history",
+        "update_state",
+    ],
 }

@@ -49,3 +49,11 @@ EXPECT = {
 # The openai variant (ChatOpenAI against the local server, MiniLM served over HTTP) records the
 # same figures as the offline run.
 OPENAI_DIFFERENCES: dict[str, str] = {}
+
+# What the notebook writes in its own cells (tests/test_notebook_code.py): the store calls with
+# their metadata and filters (save_episode, recall_filter, recall_episodes are `# @save
+# memlib.episodic` cells), the extraction call and the recall node.
+TECHNIQUE = {
+    "defines": ["save_episode", "recall_filter", "recall_episodes", "Context", "State", "respond"],
+    "calls": ["with_structured_output", "put", "search", "get", "StateGraph", "compile"],
+}

@@ -6,6 +6,9 @@ exact FAISS store, tiktoken counts of the prompts. Measured on 2026-11-29: inser
 deletes per turn (6, 0, 0), (1, 2, 0), (0, 0, 1), 6 memories at the end; profile location
 Lisbon -> Porto, employer Globex; at 126 stored facts 1321 vs 106 prompt tokens per question
 (12.4x), 8/8 questions right both ways and the answer fact in the top 3 for 8/8.
+Since 2026-12-01 section 6 sends its three statements through the profile manager too, and the
+notebook asserts that the profile's location and the facts name the same city (Braga): true on the
+offline, openai and reworded runs of that day.
 
 What the notebook asserts holds on any competent model, compared on lower-cased key words: at
 least one insert on turn 1, no record that names the old employer or city without the new one,
@@ -26,7 +29,7 @@ consolidation_target_in_candidates depends on how the model worded the home reco
 notebook records both without asserting them. The offline model got 0 of 3 at first (it moved the
 user's mother instead of the user, added a second dog instead of renaming, and did not read "I'm
 no longer allergic" as a retraction); after its slot rules learned subject + predicate, time words
-and "no longer" (memlib/offline_tools.py, tested in tests/test_offline_langmem.py with other
+and "no longer" (memlib/offline/tools.py, tested in tests/test_offline_langmem.py with other
 phrasings) it got 3 of 3 on 2026-11-29, which is pinned here for the offline backend.
 """
 
@@ -52,6 +55,9 @@ EXPECT = {
     "profile_employer_after": ("==", "Globex"),
     "profile_hiking_removed": ("true",),
     "search_top_hit_is_employer": ("true",),
+    # section 6 runs the profile manager too: the profile follows the facts to Braga
+    "profile_location_final": ("==", "Braga"),
+    "profile_and_facts_agree_on_city": ("true",),
     # loading memory: everything vs profile + top-k facts
     "facts_in_collection": ("==", 126),
     "tokens_everything": ("between", 1000, 1700),
@@ -79,3 +85,19 @@ EXPECT = {
 # The openai variant (ChatOpenAI against the local server, MiniLM served over HTTP) records the
 # same figures as the offline run.
 OPENAI_DIFFERENCES: dict[str, str] = {}
+
+# What the notebook writes in its own cells (tests/test_notebook_code.py): the manager calls, the
+# load step (read_profile and load_memories are `# @save memlib.semantic` cells) and the
+# load_memory node.
+TECHNIQUE = {
+    "defines": ["read_profile", "load_memories", "Context", "State", "load_memory", "answer"],
+    "calls": [
+        "create_memory_manager",
+        "create_memory_store_manager",
+        "create_manage_memory_tool",
+        "search",
+        "put",
+        "StateGraph",
+        "compile",
+    ],
+}

@@ -18,7 +18,8 @@ Section 6 runs three chat-model calls (researcher summary, writer draft, reviewe
 notebook asserts only that the researcher's finding is among the writer's top-3 sources; with the
 offline model it is the first source, at cosine 0.723 (0.708 on the rewording server).
 
-Not asserted: the draft's wording and the reviewer's verdict (the chat model's skill).
+Not asserted: the draft's wording and the reviewer's verdict (the chat model's skill; the
+verdict is a structured-output bool, stored as `source_relevant`).
 """
 
 EXPECT = {
@@ -67,3 +68,21 @@ EXPECT = {
 # The OpenAI client path gives the same figures: the server answers with the offline model and
 # serves the same MiniLM embeddings.
 OPENAI_DIFFERENCES: dict[str, str] = {}
+
+# The technique written in the cells (tests/test_notebook_code.py): the grant check (`permits`,
+# `authorize`, saved to memlib.shared_memory) and the three agents' nodes, run against
+# ScopedStore views of one store; the reviewer grades with structured output.
+TECHNIQUE = {
+    "defines": ["permits", "authorize", "research", "write", "review", "build"],
+    "calls": [
+        "authorize",
+        "ScopedStore",
+        "StateGraph",
+        "compile",
+        "put",
+        "search",
+        "with_structured_output",
+        "provenance",
+        "put_version",
+    ],
+}

@@ -84,3 +84,27 @@ EXPECT = {
 # The OpenAI client path gives the same figures: the server answers with the offline model, and
 # the langmem#126 cell sends nothing (its stand-in model keeps the request).
 OPENAI_DIFFERENCES: dict[str, str] = {}
+
+# What the notebook writes in its own cells (tests/test_notebook_code.py)
+TECHNIQUE = {
+    "defines": [
+        "SummaryState",
+        "chat_node",
+        "split_for_summary",
+        "compress_node",
+        "route_after_chat",
+    ],
+    "calls": [
+        "RemoveMessage",
+        "StateGraph",
+        "add_node",
+        "add_edge",
+        "add_conditional_edges",
+        "compile",
+        "InMemorySaver",
+        "add_messages",
+        "trim_messages",
+        "SummarizationNode",
+        "summarize_messages",
+    ],
+}

@@ -59,3 +59,20 @@ EXPECT = {
 # OpenAI client path. Empty: every figure above is a count the offline model fixes, and the local
 # server answers well inside the debounce window.
 OPENAI_DIFFERENCES: dict[str, str] = {}
+
+# The technique written in the cells (tests/test_notebook_code.py): the hot-path agent with
+# LangMem's memory tools, the lean reading graph (its load_memory node saved to memlib.writers),
+# and the store manager run by a debounced ReflectionExecutor.
+TECHNIQUE = {
+    "defines": ["make_load_memory_node", "make_lean_graph", "run_session", "bg_submit"],
+    "calls": [
+        "create_agent",
+        "create_manage_memory_tool",
+        "create_search_memory_tool",
+        "create_memory_store_manager",
+        "ReflectionExecutor",
+        "submit",
+        "shutdown",
+        "search",
+    ],
+}

@@ -32,7 +32,7 @@ EXPECT = {
     "system_prompt_tokens_v1": ("==", 70),
     "system_prompt_tokens_v2": ("==", 94),
     # offline: two product-note sentences without a length rule; v2's "Always answer in one
-    # sentence" cuts the answer to its first sentence (memlib.offline.answer_limits)
+    # sentence" cuts the answer to its first sentence (memlib.offline.skills.answer_limits)
     "answer_sentences_v1": ("==", 2),
     "answer_sentences_v2": ("==", 1),
     # the offline multi-prompt optimizer picks prompts by shared words: only the writer's
@@ -49,3 +49,22 @@ EXPECT = {
 # Figures that may differ between the offline model in the kernel and the same model behind the
 # OpenAI client path. Empty: the same deterministic model answers both ways.
 OPENAI_DIFFERENCES: dict[str, str] = {}
+
+# The technique written in the cells (tests/test_notebook_code.py): the agent node reading its
+# prompt from the store, the optimizer call, and the versioning (propose / approve / reject /
+# rollback, saved to memlib.procedural).
+TECHNIQUE = {
+    "defines": ["respond", "propose_prompt", "approve", "reject", "rollback"],
+    "calls": [
+        "create_prompt_optimizer",
+        "create_multi_prompt_optimizer",
+        "invoke",
+        "batch",
+        "put",
+        "get",
+        "propose_prompt",
+        "approve",
+        "reject",
+        "rollback",
+    ],
+}

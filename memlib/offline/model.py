@@ -1,0 +1,234 @@
+"""OfflineChatModel: a deterministic, rule-based langchain chat model for running the notebooks
+with no network, no API key and no model download.
+
+It is not a language model. `_generate` dispatches each request to one skill: tool calls /
+structured output (`plan_tool_calls`, memlib/offline/tools.py), or grade, summarize or answer
+(memlib/offline/skills.py). Token usage is counted with real tiktoken (memlib.tokens).
+
+Leaves out: the skills and rules themselves (skills.py, tools.py, rules.py), free-form reasoning,
+world knowledge and any language but English.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from memlib.offline.skills import (
+    RELEVANCE_THRESHOLD,
+    SKILLS,
+    Request,
+    classify,
+    grade_with_reason,
+)
+from memlib.offline.text import message_text, token_counter
+from memlib.offline.tools import call_id, chosen_name, plan_tool_calls
+
+
+class OfflineChatModel(BaseChatModel):
+    """A deterministic, rule-based chat model (no network, no randomness). Introduced in
+    notebooks/01.
+
+    Dispatch: with tools bound, `plan_tool_calls` decides first; otherwise each call is
+    classified as grade, summarize or answer (`classify`).
+
+    - grade: when the prompt has a grading cue (grade, binary score, relevance, 'relevant',
+      "is the document relevant") and holds a labelled query
+      ("question:", "query:", "user question:", <question>) and document ("document:", "doc:",
+      "passage:", "context:", <document>; inside a document a label ends it only at the start of
+      a line or as a tag). Replies "yes - ..." or "no - ..." (or the two labels the
+      prompt asks for, e.g. 'relevant' / 'not_relevant') with the similarity and shared terms.
+      Relevant when MiniLM cosine >= relevance_threshold (default 0.35; unrelated text scores
+      about 0.0, paraphrases 0.5-0.8), or when at least half the query's content terms occur in
+      the document and cosine >= relevance_threshold - 0.15.
+    - summarize: when the last human message (or a system message) asks to summarize / condense /
+      create, extend or update a summary. Budget from "in at most N words", "under N words"
+      (N-1), "N words", "one/two sentences" (25 words each) or a bound max_tokens (x 0.75);
+      without one, a third of the source, clamped to 30-120 words. The material is the text after
+      the instruction (or "user:/assistant:" lines), else the earlier messages. A dialogue (someone
+      answers) goes to `summarize_dialogue`: the user's identity facts first ("User is Priya
+      Raman. User is a data engineer at Northwind Labs, based in Leeds."), then one short clause
+      per exchange ("Topic: key point of the answer", "Discussed a, b and c", the user's
+      statement in the third person, "ran tool: result ..."), then more detail breadth first while
+      words remain; greetings, acknowledgements, answer lead-ins and "summary only" instructions
+      are dropped. A previous summary ("This is summary of the conversation so far: ...",
+      "Previous summary: ...") keeps its identity facts (newer statements win); its other
+      sentences shrink, oldest first, to an "Earlier:" list of their names when new material
+      needs the room. Plain text is summarized extractively (`_summarize_text`). Output never
+      exceeds the budget.
+    - answer: questions about the user ("what is my name?", "where do I work?", "what's my
+      favourite X?") are answered from facts found by the rules in memlib/offline/rules.py in human
+      messages (first person), and in system prompts and tool results (third person, key: value,
+      JSON); the newest statement wins. Missing facts give "I don't know your X yet - you haven't
+      told me." Other questions are answered with the one or two context sentences (system prompt
+      minus instructions, tool results, earlier turns) whose cosine with the question is >= 0.4
+      (or >= 0.25 with half the terms, or half the focus terms, shared), ranked with extra weight
+      on the phrase the question asks for ("target runtime" in "what is the target runtime for
+      the job?"); otherwise it says it has no information. A how-to question with worked
+      examples in the system prompt (blocks with a lesson / takeaway / "next time" line) is
+      answered with the closest example's lesson and action ("Based on a similar past task:").
+      Statements get an acknowledgement naming the facts it recognised. Length instructions in
+      the system prompt's instruction sentences or the user's message ("in one sentence", "at
+      most N words", "be brief") and a bound max_tokens cut the answer to its first N sentences
+      and N words (`answer_limits`; cutting, not rewriting).
+    - tools (when tools are bound; memlib/offline/tools.py): tool_choice auto / none / any /
+      required / a name / {"type": "function", "function": {"name": ...}}. Arguments are filled
+      from each tool's JSON schema: a field's name (else description) maps to a concept (name,
+      employer, role, location, preferences, expertise, situation / approach / outcome / lesson,
+      subject / predicate / object, content, query, summary, title, keywords, date, number,
+      relevance, ...), whose value comes from the facts the rules extract or the sentence naming
+      the field; absent values are omitted (required ones get the schema default, an empty value,
+      or for an enum the option closest in meaning to the user's message). Collection schemas
+      (Memory(content), triples, one profile slot) get one call per fact; several schemas each get
+      a call when the conversation has content for them. trustcall: with existing records it
+      answers PatchDoc for the record with the same subject and slot (the newer statement wins,
+      "now" / "these days" ignored; only changed fields, a context field gets the user's new
+      sentence; profile documents are patched field by field), RemoveDoc for the record whose
+      subject / predicate / object the user retracts ("forget that ...", "I no longer ...",
+      "not ... anymore", "I stopped ...") and new schema calls; on a validation error it answers PatchFunctionErrors / PatchFunctionName from the error text. LangMem: Done on
+      later steps, prompt-optimizer tools add feedback as rules to the prompt (feedback given
+      as a dict literal gives its text values; a bare score adds no rule). With tool_choice
+      auto, when the user states facts or says "remember ..." / "forget ...", it searches memory
+      first, then updates the memory holding the same slot, deletes a retracted one and creates
+      the rest; for a question it searches memory (and a knowledge-base tool for domain
+      questions); it answers in text once the results are in. Tool-call ids hash the conversation
+      (minus LangMem's random session ids) and the call's position: stable across runs.
+      with_structured_output goes through a forced tool call (pydantic, TypedDict, JSON schema,
+      include_raw; method= is accepted).
+
+    Limits: no world knowledge, no reasoning, English only, extractive (never writes new facts);
+    what the rules miss it does not know. usage_metadata counts tokens with real tiktoken
+    (o200k_base, OpenAI's chat overhead).
+    """
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt setting is an error, not ignored
+
+    model_name: str = "memlib-offline-rules"
+    relevance_threshold: float = RELEVANCE_THRESHOLD
+
+    @field_validator("relevance_threshold")
+    @classmethod
+    def _threshold_is_a_cosine(cls, value: float) -> float:
+        if not -1.0 <= value <= 1.0:
+            raise ValueError(f"relevance_threshold is a cosine in [-1, 1], got {value!r}")
+        return value
+
+    @property
+    def _llm_type(self) -> str:
+        return "memlib-offline"
+
+    def get_token_ids(self, text: str) -> list[int]:
+        """Token ids from real tiktoken (o200k_base), so counting needs no transformers."""
+        from memlib.tokens import get_encoding
+
+        return get_encoding().encode(text, disallowed_special=())
+
+    def get_num_tokens_from_messages(
+        self, messages: list[BaseMessage], tools: Sequence | None = None
+    ) -> int:
+        """Prompt tokens as OpenAI counts them (memlib.tokens); usable as trim_messages'
+        token_counter=model."""
+        from langchain_core.messages import convert_to_messages
+
+        return token_counter()(convert_to_messages(messages))
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable | BaseTool],
+        *,
+        tool_choice: str | dict | bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind tools (as OpenAI-format schemas) and a tool_choice: auto, none, any, required,
+        a tool name, or {"type": "function", "function": {"name": ...}}."""
+        formatted = [convert_to_openai_tool(t) for t in tools]
+        names = [t["function"]["name"] for t in formatted]
+        forced = chosen_name(tool_choice)
+        if forced is not None and forced not in names:
+            raise ValueError(f"tool_choice {forced!r} is not among the bound tools {names}")
+        if tool_choice is not None:
+            kwargs["tool_choice"] = tool_choice
+        return self.bind(tools=formatted, **kwargs)
+
+    def with_structured_output(
+        self, schema: dict | type, *, include_raw: bool = False, **kwargs: Any
+    ) -> Runnable[LanguageModelInput, dict | BaseModel]:
+        """Structured output through a forced tool call (pydantic model, TypedDict or JSON
+        schema); `method` and `strict` are accepted and ignored (there is only one method)."""
+        method = kwargs.pop("method", "function_calling")
+        if method not in ("function_calling", "json_schema", "json_mode"):
+            raise ValueError(f"unknown structured-output method {method!r}")
+        kwargs.pop("strict", None)
+        return super().with_structured_output(schema, include_raw=include_raw, **kwargs)
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        if not messages:
+            raise ValueError("OfflineChatModel needs at least one message, got an empty list")
+        kwargs.pop("ls_structured_output_format", None)
+        request = Request(list(messages), kwargs, self.relevance_threshold)
+        message = None
+        if kwargs.get("tools"):
+            calls = plan_tool_calls(
+                messages,
+                kwargs["tools"],
+                kwargs.get("tool_choice"),
+                grade=lambda q, d: grade_with_reason(q, d, self.relevance_threshold),
+            )
+            if calls:
+                skill = "tools"
+                message = AIMessage(
+                    content="",
+                    tool_calls=[
+                        {
+                            "name": n,
+                            "args": a,
+                            "id": call_id(messages, n, a, k),
+                            "type": "tool_call",
+                        }
+                        for k, (n, a) in enumerate(calls)
+                    ],
+                )
+        if message is None:
+            skill = classify(request)
+            message = AIMessage(content=SKILLS[skill](request))
+        if stop:
+            for s in stop:
+                message.content = message.content.split(s)[0]
+        message.usage_metadata = _usage(messages, message)
+        message.response_metadata = {"model_name": self.model_name, "skill": skill}
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _usage(messages: list[BaseMessage], reply: AIMessage) -> dict:
+    from memlib.tokens import count_text_tokens
+
+    counter = token_counter()
+    input_tokens = counter(messages)
+    output_tokens = count_text_tokens(message_text(reply))
+    for call in reply.tool_calls:
+        output_tokens += count_text_tokens(call["name"] + json.dumps(call["args"]))
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "total_tokens": input_tokens + output_tokens,
+    }
