@@ -1,15 +1,5 @@
 """Write JupyterLab overrides into the virtualenv: no news feed, no update check (offline first)."""
 
-import json
-import sys
-from pathlib import Path
+from memlib.browser import write_lab_overrides
 
-OVERRIDES = {
-    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}
-}
-
-path = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
-path.parent.mkdir(parents=True, exist_ok=True)
-current = json.loads(path.read_text()) if path.exists() else {}
-current.update(OVERRIDES)
-path.write_text(json.dumps(current, indent=2) + "\n")
+print(f"JupyterLab overrides: {write_lab_overrides()}")

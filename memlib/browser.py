@@ -1,0 +1,142 @@
+"""Drive JupyterLab in a real browser: for the widget and book tests, and for screenshots.
+
+`jupyterlab(root)` starts a JupyterLab server on a free local port (token auth, no browser, news
+and update checks off) and stops it afterwards; `chromium()` returns the path of a Chromium build
+Playwright can drive, or None. `run_all_cells(page)` runs a notebook open in the page and waits
+until the kernel is idle. Only tests and `make` targets use this module; it needs the `dev` extra
+(playwright) and a Chromium from the system's packages (Debian: `apt-get install chromium`).
+
+Leaves out: downloading browsers (Playwright's own download cannot work offline).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+INSTALL_HINT = (
+    "a real-browser test needs Chromium and Playwright: `apt-get install chromium` (Debian / "
+    "Ubuntu, as root) and `pip install -e '.[dev]'` (playwright); Playwright's own browser "
+    "download is not used"
+)
+
+
+def chromium() -> str | None:
+    """Path of a system Chromium, or None."""
+    for name in CHROMIUM_CANDIDATES:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def missing() -> str | None:
+    """Why a browser test cannot run here, or None when it can."""
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return f"playwright is not installed; {INSTALL_HINT}"
+    if chromium() is None:
+        return f"no Chromium on PATH ({', '.join(CHROMIUM_CANDIDATES)}); {INSTALL_HINT}"
+    return None
+
+
+LAB_OVERRIDES = {
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}
+}
+
+
+def write_lab_overrides() -> Path:
+    """JupyterLab overrides in this environment: no news feed, no update check (offline first)."""
+    import json
+
+    path = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    current = json.loads(path.read_text()) if path.exists() else {}
+    current.update(LAB_OVERRIDES)
+    path.write_text(json.dumps(current, indent=2) + "\n")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def jupyterlab(root: str | os.PathLike, timeout: float = 60.0):
+    """Yield the base URL (with ?token=...) of a JupyterLab serving `root`; stop it afterwards."""
+    root = Path(root).resolve()
+    if not root.is_dir():
+        raise ValueError(f"root must be a directory, got {str(root)!r}")
+    port, token = free_port(), secrets.token_hex(16)
+    write_lab_overrides()
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        f"--port={port}",
+        "--ip=127.0.0.1",
+        f"--ServerApp.token={token}",
+        f"--ServerApp.root_dir={root}",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    env = dict(os.environ)
+    log = open(root / ".jupyterlab-test.log", "w")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    text = (root / ".jupyterlab-test.log").read_text()[-2000:]
+                    raise RuntimeError(
+                        f"JupyterLab did not start on port {port}:\n{text}"
+                    ) from None
+                time.sleep(0.3)
+        yield base, token
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        (root / ".jupyterlab-test.log").unlink(missing_ok=True)
+
+
+def kernel_idle(page) -> bool:
+    return page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").count() > 0
+
+
+def run_all_cells(page, timeout_ms: int = 300_000) -> None:
+    """Run every cell of the notebook open in `page` (Run > Run All Cells) and wait for the end."""
+    page.locator(".jp-Notebook").first.wait_for(timeout=60_000)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    # every code cell gets an execution count when it has run; "[*]" while queued or running
+    page.wait_for_function(
+        """() => {
+            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+        }""",
+        timeout=timeout_ms,
+    )

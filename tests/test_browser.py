@@ -1,0 +1,82 @@
+"""Real-browser tests: JupyterLab on a free local port, driven by Playwright in Chromium.
+
+Skipped, with what is missing and how to install it, where there is no Chromium or no Playwright
+(`.ci/run` installs Debian's chromium package first). Screenshots land in build/notebooks/.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from memlib import browser
+from memlib.testing import BUILD, KERNEL, ensure_kernel
+
+pytestmark = pytest.mark.skipif(browser.missing() is not None, reason=str(browser.missing()))
+
+INSPECTOR_CELL = """\
+from langgraph.store.memory import InMemoryStore
+from memlib import MemoryInspector
+store = InMemoryStore()
+store.put(("users", "ana", "facts"), "f1", {"content": "Ana works at Globex."})
+store.put(("users", "ana", "facts"), "f2", {"content": "Ana has a dog called Biscuit."})
+store.put(("users", "ben", "facts"), "f3", {"content": "Ben lives in Oslo."})
+MemoryInspector(store, prefix=("users", "ana"))
+"""
+
+
+def _notebook(cells: list[str]) -> dict:
+    return {
+        "cells": [
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": c,
+                "outputs": [],
+                "execution_count": None,
+            }
+            for c in cells
+        ],
+        "metadata": {
+            "kernelspec": {"name": KERNEL, "language": "python", "display_name": "Python (memlib)"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+@pytest.fixture
+def page():
+    from playwright.sync_api import sync_playwright
+
+    ensure_kernel()
+    with sync_playwright() as p:
+        chrome = p.chromium.launch(executable_path=browser.chromium(), args=["--no-sandbox"])
+        page = chrome.new_page(viewport={"width": 1280, "height": 900})
+        page.console_errors = []
+        page.on(
+            "console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None
+        )
+        yield page
+        chrome.close()
+
+
+def test_memory_inspector_in_jupyterlab(tmp_path, page):
+    (tmp_path / "inspector.ipynb").write_text(json.dumps(_notebook([INSPECTOR_CELL])))
+    with browser.jupyterlab(tmp_path) as (base, token):
+        page.goto(f"{base}/lab/tree/inspector.ipynb?token={token}")
+        browser.run_all_cells(page)
+        rows = page.locator(".memlib-row")
+        rows.first.wait_for(timeout=30_000)
+        assert rows.count() == 2  # Ana's two facts; Ben's namespace is outside the prefix
+        assert "Biscuit" in page.locator(".memlib-inspector").inner_text()
+        # the two-step delete, clicked in the page
+        page.get_by_role("button", name="Delete…").click()
+        page.get_by_role("button", name="Confirm delete").click()
+        page.wait_for_function("document.querySelectorAll('.memlib-row').length === 1")
+        BUILD.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(BUILD / "memory_inspector.png"))
+    assert not page.console_errors, page.console_errors
+    shutil.rmtree(tmp_path, ignore_errors=True)
