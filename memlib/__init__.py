@@ -9,7 +9,7 @@ from importlib import import_module
 _EXPORTS = {
     "models": ["describe_backend", "embedding_dims", "get_chat_model", "get_embeddings"],
     "testing": ["record"],
-    "widgets": ["MemoryInspector"],
+    "widgets": ["ChatPanel", "MemoryInspector"],
     "tokens": ["TokenCounter", "count_message_tokens", "count_text_tokens"],
     "embeddings": ["MiniLMEmbeddings"],
     "offline": ["OfflineChatModel"],

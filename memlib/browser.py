@@ -18,6 +18,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -80,6 +81,7 @@ def jupyterlab(root: str | os.PathLike, timeout: float = 60.0):
     if not root.is_dir():
         raise ValueError(f"root must be a directory, got {str(root)!r}")
     port, token = free_port(), secrets.token_hex(16)
+    workspaces = Path(tempfile.mkdtemp(prefix="memlib-lab-workspaces-"))
     write_lab_overrides()
     cmd = [
         sys.executable,
@@ -90,6 +92,7 @@ def jupyterlab(root: str | os.PathLike, timeout: float = 60.0):
         "--ip=127.0.0.1",
         f"--ServerApp.token={token}",
         f"--ServerApp.root_dir={root}",
+        f"--LabApp.workspaces_dir={workspaces}",  # a fresh workspace: no tabs restored
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
@@ -120,6 +123,7 @@ def jupyterlab(root: str | os.PathLike, timeout: float = 60.0):
             proc.kill()
         log.close()
         (root / ".jupyterlab-test.log").unlink(missing_ok=True)
+        shutil.rmtree(workspaces, ignore_errors=True)
 
 
 def kernel_idle(page) -> bool:
@@ -127,16 +131,29 @@ def kernel_idle(page) -> bool:
 
 
 def run_all_cells(page, timeout_ms: int = 300_000) -> None:
-    """Run every cell of the notebook open in `page` (Run > Run All Cells) and wait for the end."""
+    """Run every cell of the notebook open in `page` (Run > Run All Cells) and wait for the end.
+
+    The menu is clicked again if no cell has started after a while: JupyterLab can swallow a
+    command issued while the notebook is still settling."""
+    started = r"""() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
+        .some(p => /\[(\*|\d+)\]/.test(p.textContent))"""
     page.locator(".jp-Notebook").first.wait_for(timeout=60_000)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    for attempt in range(4):
+        page.locator(".jp-Notebook").first.click()
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+        try:
+            page.wait_for_function(started, timeout=15_000)
+            break
+        except Exception:  # playwright's TimeoutError
+            if attempt == 3:
+                raise
     # every code cell gets an execution count when it has run; "[*]" while queued or running
     page.wait_for_function(
-        """() => {
+        r"""() => {
             const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
-            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+            return prompts.length > 0 && prompts.every(p => /\[\d+\]/.test(p.textContent));
         }""",
         timeout=timeout_ms,
     )

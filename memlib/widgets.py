@@ -7,8 +7,14 @@ delete that asks for confirmation first. Every control is a public attribute and
 method (`refresh`, `run_search`, `select`, `request_delete`, `confirm_delete`, `cancel_delete`), so
 tests and notebooks drive it without a browser.
 
+`ChatPanel(graph, users)`: talk to a compiled memory agent (notebook 09's graph, or any graph whose
+state carries `messages`, `read` and `written`) as a chosen user, one thread per user: the reply,
+the memories the turn read with their scores, what it wrote, and a meter of the turn's prompt
+tokens against a budget. `send_message` is the Send button's action; every widget has a stable CSS
+class (`memlib-chat-*`) for browser tests.
+
 Leaves out: editing values (write through the store or the memory managers, so provenance stays
-right) and the chat panel, which belongs with the agent it talks to.
+right), streaming replies, and choosing threads (the panel keeps one per user).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from memlib.checks import check_int, check_store
+from memlib.checks import check_int, check_store, check_str, check_user_id
 
 NS_SEP = " / "
 SINCE_CHOICES = {
@@ -46,6 +52,10 @@ def _preview(value: Any, width: int = 90) -> str:
         content = content["content"]
     text = content if isinstance(content, str) else json.dumps(content, default=str)
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _score(score: float | None) -> str:
+    return "" if score is None else f"{score:.3f}"
 
 
 def provenance(item: Any) -> dict[str, Any]:
@@ -221,3 +231,113 @@ class MemoryInspector:
             cells += f"<td>{h.updated_at:%Y-%m-%d %H:%M}</td><td>{escape(_preview(h.value))}</td>"
             rows.append(f"<tr class='memlib-row'>{cells}</tr>")
         self.results.value = f"<table class='memlib-inspector'>{head}{''.join(rows)}</table>"
+
+
+class ChatPanel:
+    """Chat with a memory agent as a chosen user; see what it read and wrote. Introduced in notebooks/09_full_memory_agent.ipynb."""
+
+    def __init__(
+        self, graph: Any, users: list[str], token_budget: int = 1500, thread_prefix: str = "chat"
+    ) -> None:
+        if not callable(getattr(graph, "invoke", None)):
+            raise TypeError(
+                f"graph must be a compiled LangGraph graph (with .invoke), got "
+                f"{type(graph).__name__}: {graph!r:.80}"
+            )
+        if isinstance(users, str) or not isinstance(users, list | tuple) or not users:
+            raise TypeError(f"users must be a non-empty list of user ids, got {users!r}")
+        self.graph = graph
+        self.users = [check_user_id(u, "users[]") for u in users]
+        self.token_budget = check_int(token_budget, "token_budget", minimum=1)
+        self.thread_prefix = check_str(thread_prefix, "thread_prefix")
+        self.user = w.Dropdown(options=self.users, value=self.users[0], description="user")
+        self.message = w.Text(placeholder="say something, or ask", continuous_update=False)
+        self.send = w.Button(description="Send", icon="paper-plane", button_style="primary")
+        self.reply = w.HTML()
+        self.read = w.HTML()
+        self.written = w.HTML()
+        self.meter = w.IntProgress(value=0, min=0, max=self.token_budget, description="tokens")
+        self.meter_label = w.HTML()
+        self.status = w.HTML()
+        for widget, name in (
+            (self.user, "user"),
+            (self.message, "input"),
+            (self.send, "send"),
+            (self.reply, "reply"),
+            (self.read, "read"),
+            (self.written, "written"),
+            (self.meter, "meter"),
+            (self.status, "status"),
+        ):
+            widget.add_class(f"memlib-chat-{name}")
+        self.send.on_click(lambda _: self.send_message())
+        self.last_state: dict | None = None
+        self.widget = w.VBox(
+            [
+                w.HBox([self.user, self.message, self.send]),
+                self.reply,
+                self.read,
+                self.written,
+                w.HBox([self.meter, self.meter_label]),
+                self.status,
+            ]
+        )
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+    def thread_id(self) -> str:
+        """The chosen user's thread."""
+        return f"{self.thread_prefix}-{self.user.value}"
+
+    def send_message(self) -> dict | None:
+        """Send the typed message as the chosen user; show reply, memories read and written."""
+        from langchain_core.messages import HumanMessage
+
+        from memlib.writers import ModelCallCounter
+
+        text = self.message.value.strip()
+        if not text:
+            self.status.value = "type a message first"
+            return None
+        calls = ModelCallCounter()
+        config = {
+            "configurable": {"user_id": self.user.value, "thread_id": self.thread_id()},
+            "callbacks": [calls],
+        }
+        try:
+            state = self.graph.invoke({"messages": [HumanMessage(text)]}, config)
+        except Exception as err:  # shown in the panel, and kept: nothing is half-displayed
+            self.status.value = f"<b>{type(err).__name__}</b>: {escape(str(err))}"
+            raise
+        self.last_state = state
+        self.message.value = ""
+        self.reply.value = f"<b>{escape(self.user.value)}:</b> {escape(text)}<br><b>agent:</b> " + (
+            escape(str(state["messages"][-1].content))
+        )
+        rows = "".join(
+            f"<tr><td>{_score(r.get('score'))}</td>"
+            f"<td>{escape(str(r.get('namespace', '')))}</td><td>{escape(str(r['text']))}</td></tr>"
+            for r in state.get("read", [])
+        )
+        self.read.value = (
+            f"<table class='memlib-chat-read-table'><tr><th>score</th><th>namespace</th>"
+            f"<th>memory read</th></tr>{rows}</table>"
+            if rows
+            else "<i>no memory read</i>"
+        )
+        written = state.get("written") or []
+        self.written.value = (
+            "written now: " + "; ".join(escape(t) for t in written)
+            if written
+            else "written now: nothing (background writes land after the debounce)"
+        )
+        self.meter.value = min(calls.prompt_tokens, self.token_budget)
+        self.meter_label.value = (
+            f"{calls.prompt_tokens} / {self.token_budget} prompt tokens this turn · "
+            f"{len(state['messages'])} messages in the thread"
+        )
+        self.status.value = f"{calls.calls} model call(s) · thread {escape(self.thread_id())}"
+        return state

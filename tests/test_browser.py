@@ -59,6 +59,10 @@ def page():
         page.on(
             "console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None
         )
+        page.on(
+            "response",
+            lambda r: page.console_errors.append(f"{r.status} {r.url}") if r.status >= 400 else None,
+        )
         yield page
         chrome.close()
 
@@ -80,3 +84,36 @@ def test_memory_inspector_in_jupyterlab(tmp_path, page):
         page.screenshot(path=str(BUILD / "memory_inspector.png"))
     assert not page.console_errors, page.console_errors
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+NB09 = "09_full_memory_agent.ipynb"
+
+
+def test_chat_panel_in_notebook_09(tmp_path, page):
+    """Open 09 in JupyterLab, run it, talk to the agent in the chat panel, read the inspector."""
+    from memlib.testing import NOTEBOOKS
+
+    if not (NOTEBOOKS / NB09).exists():
+        pytest.skip(f"{NB09} does not exist yet")
+    work = tmp_path / "notebooks"
+    work.mkdir()
+    shutil.copy(NOTEBOOKS / NB09, work / NB09)
+    with browser.jupyterlab(work) as (base, token):
+        page.goto(f"{base}/lab/tree/{NB09}?token={token}")
+        browser.run_all_cells(page, timeout_ms=420_000)
+        box = page.locator(".memlib-chat-input input, .memlib-chat-input textarea").first
+        box.wait_for(timeout=30_000)
+        box.fill("What is my name?")
+        page.locator(".memlib-chat-send").first.click()
+        reply = page.locator(".memlib-chat-reply").first
+        page.wait_for_function(
+            "document.querySelector('.memlib-chat-reply') &&"
+            " document.querySelector('.memlib-chat-reply').innerText.trim().length > 0",
+            timeout=60_000,
+        )
+        assert reply.inner_text().strip()
+        assert page.locator(".memlib-row").count() >= 1  # the inspector lists stored memories
+        BUILD.mkdir(parents=True, exist_ok=True)
+        reply.scroll_into_view_if_needed()
+        page.screenshot(path=str(BUILD / "09_chat_panel.png"))
+    assert not page.console_errors, page.console_errors

@@ -2,7 +2,7 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 
 from memlib.embeddings import DIMS, MiniLMEmbeddings
-from memlib.widgets import MemoryInspector, provenance
+from memlib.widgets import ChatPanel, MemoryInspector, provenance
 
 
 @pytest.fixture
@@ -62,3 +62,70 @@ def test_bad_input_MemoryInspector(store):
         MemoryInspector(store, limit=0)
     with pytest.raises(TypeError, match="'users'"):
         MemoryInspector(store, prefix="users")
+
+
+# -- ChatPanel ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def agent(store):
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from memlib.agent import build_memory_agent
+    from memlib.offline import OfflineChatModel
+    from memlib.procedural import create_prompt
+    from memlib.semantic import fact_item
+
+    facts = InMemoryStore(
+        index={"dims": DIMS, "embed": MiniLMEmbeddings(), "fields": ["content.content"]}
+    )
+    facts.put(("users", "ana", "facts"), "f1", fact_item("User", "lives in", "Lisbon"))
+    facts.put(("users", "ben", "facts"), "f2", fact_item("User", "lives in", "Oslo"))
+    create_prompt(facts, "assistant", "You are a helpful assistant.", author="test")
+    return build_memory_agent(
+        OfflineChatModel(), facts, InMemorySaver(), agent="assistant", threshold=4, keep_last=2
+    )
+
+
+def test_chat_panel_answers_as_the_chosen_user(agent):
+    panel = ChatPanel(agent, users=["ana", "ben"], token_budget=20)
+    assert "memlib-chat-input" in panel.message._dom_classes
+    assert "memlib-chat-send" in panel.send._dom_classes
+    assert "memlib-chat-reply" in panel.reply._dom_classes
+    panel.message.value = "Where do I live?"
+    panel.send.click()
+    assert "Lisbon" in panel.reply.value and "Oslo" not in panel.reply.value
+    assert "users/ana/facts" in panel.read.value and "0." in panel.read.value  # with its score
+    assert panel.message.value == "" and "nothing" in panel.written.value
+    assert panel.meter.value == 20 and "/ 20 prompt tokens" in panel.meter_label.value  # capped
+    panel.user.value = "ben"
+    panel.message.value = "Where do I live?"
+    panel.send.click()
+    assert "Oslo" in panel.reply.value and "Lisbon" not in panel.read.value
+    assert panel.thread_id() == "chat-ben"
+    # one thread per user: ana's thread holds her exchange only
+    ana = agent.get_state({"configurable": {"thread_id": "chat-ana"}}).values["messages"]
+    assert len(ana) == 2
+
+
+def test_chat_panel_empty_message_sends_nothing(agent):
+    panel = ChatPanel(agent, users=["ana"])
+    panel.message.value = "   "
+    panel.send.click()
+    assert panel.last_state is None and "type a message" in panel.status.value
+    assert agent.get_state({"configurable": {"thread_id": "chat-ana"}}).values == {}
+
+
+def test_bad_input_ChatPanel(agent):
+    with pytest.raises(TypeError, match="compiled LangGraph graph"):
+        ChatPanel({"not": "a graph"}, users=["ana"])
+    with pytest.raises(TypeError, match="non-empty list"):
+        ChatPanel(agent, users="ana")
+    with pytest.raises(TypeError, match="non-empty list"):
+        ChatPanel(agent, users=[])
+    with pytest.raises(ValueError, match="users"):
+        ChatPanel(agent, users=[""])
+    with pytest.raises(ValueError, match="token_budget"):
+        ChatPanel(agent, users=["ana"], token_budget=0)
+    with pytest.raises((TypeError, ValueError), match="thread_prefix"):
+        ChatPanel(agent, users=["ana"], thread_prefix="")

@@ -1,0 +1,154 @@
+"""The full memory agent of notebook 09: every memory layer composed in one LangGraph graph.
+
+Provides the graph's state (`AgentState`: the messages and running summary of notebook 06, plus
+what the turn read from memory and wrote to it), the three node factories (`load_memory_node`:
+the active procedural prompt, the profile and top-k facts, and recalled episodes as worked
+examples; `answer_node`; `write_memory_node`: explicit requests on the hot path, the rest to
+debounced background writers) and `build_memory_agent`, which wires them with notebook 06's
+compress node, and, when given a compiled research graph (notebook 02), a `research` step for
+questions that start with "Research:". The cells of notebooks/09_full_memory_agent.ipynb marked `# @save memlib.agent`
+are the source; this is their copy, so that a second process (the restart in notebook 09) and
+the chat panel's tests can build the same graph.
+
+Leaves out: the LangMem managers and executors (the caller makes them and passes the writers),
+the checkpointer and store (passed in), forgetting a user (written in the notebook), and any
+smarter routing to research than a "Research:" prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.messages import HumanMessage
+from langgraph.graph import END, START, StateGraph
+
+from memlib.checks import check_int, check_str, check_user_id
+from memlib.episodic import format_episodes_as_examples, recall_episodes
+from memlib.procedural import active_prompt
+from memlib.rotation import SummaryState, compress_node, prompt_with_summary, route_after_chat
+from memlib.scratchpad import new_research
+from memlib.semantic import fact_text, format_memory_section, load_memories
+from memlib.writers import BlendedWriter
+
+
+class AgentState(SummaryState):
+    """Messages and summary (06) plus what this turn read and wrote. Introduced in notebooks/09_full_memory_agent.ipynb."""
+
+    memory: str  # the system prompt this turn: instructions, profile, facts, examples
+    read: list[dict]  # the memories loaded: namespace, text, score
+    written: list[str]  # what the hot path wrote this turn; background writes land later
+    route: str  # "hot" or "background"
+
+
+def load_memory_node(agent: str, k: int = 3, episodes_k: int = 1):
+    """A node loading the active prompt (08), profile and top-k facts (04) and episodes (03). Introduced in notebooks/09_full_memory_agent.ipynb."""
+    check_str(agent, "agent")
+    check_int(k, "k", minimum=1)
+    check_int(episodes_k, "episodes_k", minimum=1)
+
+    def load_memory(state: AgentState, config, *, store) -> dict:
+        user_id = check_user_id(config["configurable"].get("user_id"))
+        question = state["messages"][-1].content
+        loaded = load_memories(store, user_id, question, k=k)
+        episodes = recall_episodes(store, user_id, question, k=episodes_k)
+        facts = format_memory_section(loaded["profile"], loaded["facts"])
+        sections = [active_prompt(store, agent), facts, format_episodes_as_examples(episodes)]
+        read = [
+            {"namespace": "/".join(h.namespace), "text": fact_text(h), "score": round(h.score, 3)}
+            for h in loaded["facts"]
+        ] + [
+            {
+                "namespace": "/".join(h.namespace),
+                "text": h.value["situation"],
+                "score": round(h.score, 3),
+            }
+            for h in episodes
+        ]
+        if loaded["profile"]:
+            read.insert(
+                0, {"namespace": f"users/{user_id}/profile", "text": "profile", "score": None}
+            )
+        return {"memory": "\n\n".join(s for s in sections if s), "read": read}
+
+    return load_memory
+
+
+def answer_node(model):
+    """A node answering from the loaded memory and the running summary (06). Introduced in notebooks/09_full_memory_agent.ipynb."""
+
+    def answer(state: AgentState) -> dict:
+        prompt = prompt_with_summary(state["messages"], state.get("summary", ""), state["memory"])
+        return {"messages": [model.invoke(prompt)]}
+
+    return answer
+
+
+def write_memory_node(writers: Sequence[BlendedWriter] = ()):
+    """A node handing the exchange to each BlendedWriter: hot path or debounced (07). Introduced in notebooks/09_full_memory_agent.ipynb."""
+    for i, writer in enumerate(writers):
+        if not isinstance(writer, BlendedWriter):
+            raise TypeError(f"writers[{i}] must be a BlendedWriter, got {type(writer).__name__}")
+
+    def write_memory(state: AgentState, config) -> dict:
+        ids = config["configurable"]
+        question = next(m for m in reversed(state["messages"]) if isinstance(m, HumanMessage))
+        reply = state["messages"][-1].content
+        written, route = [], "none"
+        for writer in writers:
+            route, result = writer.write(
+                question.content, reply, user_id=ids["user_id"], thread_id=ids["thread_id"]
+            )
+            if route == "hot":  # the manager's puts: [{"namespace", "key", "value"}, ...]
+                written += [fact_text(r["value"]) for r in result if r["value"]["kind"] == "Fact"]
+        return {"written": written, "route": route}
+
+    return write_memory
+
+
+def route_question(state: AgentState) -> str:
+    """'research' for a message starting with "Research:", else 'answer'. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    text = state["messages"][-1].content
+    return "research" if text.lower().startswith("research:") else "answer"
+
+
+def research_node(research_graph):
+    """A node running notebook 02's research loop; its cited answer joins the thread. Introduced in notebooks/09_full_memory_agent.ipynb."""
+
+    def research(state: AgentState) -> dict:
+        question = state["messages"][-1].content.split(":", 1)[1].strip()
+        result = research_graph.invoke(new_research(question))
+        return {"messages": [result["messages"][-1]]}
+
+    return research
+
+
+def build_memory_agent(
+    model,
+    store,
+    checkpointer,
+    *,
+    agent,
+    writers=(),
+    k=3,
+    episodes_k=1,
+    threshold=8,
+    keep_last=2,
+    research=None,
+):
+    """load_memory -> answer -> write_memory -> compress? over one store and checkpointer. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    builder = StateGraph(AgentState)
+    builder.add_node("load_memory", load_memory_node(agent, k, episodes_k))
+    builder.add_node("answer", answer_node(model))
+    builder.add_node("write_memory", write_memory_node(writers))
+    builder.add_node("compress", compress_node(model, threshold=threshold, keep_last=keep_last))
+    builder.add_edge(START, "load_memory")
+    if research is None:
+        builder.add_edge("load_memory", "answer")
+    else:
+        builder.add_node("research", research_node(research))
+        builder.add_conditional_edges("load_memory", route_question, ["answer", "research"])
+        builder.add_edge("research", "write_memory")
+    builder.add_edge("answer", "write_memory")
+    builder.add_conditional_edges("write_memory", route_after_chat(threshold), ["compress", END])
+    builder.add_edge("compress", END)
+    return builder.compile(checkpointer=checkpointer, store=store)
