@@ -61,7 +61,9 @@ def page():
         )
         page.on(
             "response",
-            lambda r: page.console_errors.append(f"{r.status} {r.url}") if r.status >= 400 else None,
+            lambda r: (
+                page.console_errors.append(f"{r.status} {r.url}") if r.status >= 400 else None
+            ),
         )
         yield page
         chrome.close()
