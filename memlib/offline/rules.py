@@ -9,7 +9,9 @@ works"), `to_first_person`, `you_to_user` ("you work" -> "the user works") and `
 
 Leaves out: real parsing. Every rule is a regular expression with named groups (`value`, and
 `topic` for "my favourite X is Y"); anything the patterns do not cover is not extracted, so the
-offline model says it does not know rather than guessing. Imports nothing from memlib.
+offline model says it does not know rather than guessing. With MEMLIB_OFFLINE_PARSER=spacy,
+`memlib.offline.parse` (a dependency parse) decides the name / employer / role / location facts
+of first-person sentences instead (experimental, off by default). Imports nothing else from memlib.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+
+from memlib.offline.parse import not_about_the_user_now, parse_available, profile_facts
 
 STOPWORDS = frozenset(
     """a an the and or but if then so of to in on at by for with from about as into over after
@@ -39,7 +43,10 @@ NOT_NAMES = frozenset(
     American British Canadian Australian Based Happy Glad Sorry Fine Back Here Going Looking""".split()
 )
 
-_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[!?])\s+|\n+")
+_SENT_SPLIT = re.compile(
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)"
+    r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[!?])\s+|\n+"
+)
 _BULLET = re.compile(r"^\s*(?:[-*•]+|\d+[.)]|#+)\s*")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+#'-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
@@ -457,9 +464,13 @@ def _clean_value(value: str) -> str:
     return re.sub(r"\s+", " ", value).rstrip(" -:.")
 
 
+# Placeholders a stored document holds for an empty field ({'employer': None} read as text).
+NULL_VALUES = frozenset({"none", "null", "nil", "n/a", "na", "unknown", "undefined", "nan", "-"})
+
+
 def _accept(predicate: str, value: str) -> bool:
     low = value.lower()
-    if not value or low in _PRONOUN_VALUES or low in STOPWORDS:
+    if not value or low in _PRONOUN_VALUES or low in STOPWORDS or low.strip(" .'\"") in NULL_VALUES:
         return False
     if predicate == "name":
         return value.split()[0] not in NOT_NAMES
@@ -471,6 +482,9 @@ def _accept(predicate: str, value: str) -> bool:
     if predicate in ("employer", "location"):
         return len(low.split()) <= 6
     return len(low.split()) <= 10
+
+
+_ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "prof", "st", "mt", "ft"})
 
 
 def _make_fact(subject: str, predicate: str, match: re.Match, sentence: str) -> Statement | None:
@@ -488,6 +502,15 @@ def _make_fact(subject: str, predicate: str, match: re.Match, sentence: str) -> 
         predicate = KEY_SYNONYMS.get(topic.replace(" ", "_"), topic)
     if predicate in ("role", "role?"):
         value = _ROLE_QUALIFIERS.sub("", value)
+    if value.split()[-1].rstrip(".").lower() in _ABBREVIATIONS if value.split() else False:
+        # "Call me Dr. Moreau", "I work at St. Mary's": the value stopped at the abbreviation's
+        # full stop; take the capitalised words after it, or nothing.
+        after = re.match(
+            r"\.?\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)", match.string[match.end("value") :]
+        )
+        if not after:
+            return None
+        value = f"{value.rstrip('.')}. {after.group(1)}"
     check = predicate if predicate in PREDICATE_PHRASES or predicate == "role?" else "other"
     if not _accept(check, value):
         return None
@@ -539,7 +562,35 @@ def drop_time_words(sentence: str) -> str:
     return _TIME_WORDS.sub("", sentence).strip()
 
 
+_PARSED_SLOTS = ("name", "employer", "role", "location")
+
+
 def _extract(text: str, first_person: bool) -> list[Statement]:
+    facts = _extract_rules(text, first_person)
+    if not first_person or not parse_available():
+        return facts
+    # Experimental (MEMLIB_OFFLINE_PARSER=spacy): the dependency parse decides the four profile
+    # slots of each first-person sentence; the regex rules keep every other predicate.
+    out: list[Statement] = []
+    for sentence in split_sentences(text):
+        parsed = profile_facts(sentence) or []
+        slots = {slot for slot, _ in parsed}
+        blocked = not_about_the_user_now(sentence)
+        out += [
+            f
+            for f in facts
+            if f.source == sentence
+            and (
+                f.subject != "user"
+                or f.predicate not in _PARSED_SLOTS
+                or (f.predicate not in slots and not set(f.value.lower().split()) & blocked)
+            )
+        ]
+        out += [Statement("user", slot, value, sentence) for slot, value in parsed]
+    return out
+
+
+def _extract_rules(text: str, first_person: bool) -> list[Statement]:
     facts: list[Statement] = []
     for sentence in split_sentences(text):
         if first_person and sentence.rstrip().endswith("?"):
@@ -566,7 +617,7 @@ def _extract(text: str, first_person: bool) -> list[Statement]:
             # Memory text about "User" ("User is Dana, a developer at Globex") also reads as the
             # user's own statement, so the first-person rules cover it too.
             known = {(f.predicate, f.value.lower()) for f in facts}
-            for f in _extract(to_first_person(sentence), True):
+            for f in _extract_rules(to_first_person(sentence), True):
                 if (f.predicate, f.value.lower()) not in known:
                     facts.append(Statement("user", f.predicate, f.value, source))
                     known.add((f.predicate, f.value.lower()))

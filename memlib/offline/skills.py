@@ -210,7 +210,13 @@ def _grade_labels(instruction: str) -> tuple[str, str]:
 
 
 def grade_skill(request: Request) -> str:
-    query, document = grading_inputs(request)
+    inputs = grading_inputs(request)
+    if inputs is None:
+        raise ValueError(
+            "a grading request needs a query and a document (e.g. 'Question: ...' and "
+            "'Document: ...'), found neither in the messages"
+        )
+    query, document = inputs
     threshold = request.relevance_threshold
     relevant, cosine, overlap, shared = grade(query, document, threshold)
     yes, no = _grade_labels(request.system_text + "\n" + request.last_human)
@@ -342,7 +348,13 @@ def _summary_instruction(request: Request) -> tuple[int, str] | None:
 
 
 def _parse_summary_request(request: Request) -> _Summary:
-    index, text = _summary_instruction(request)
+    found = _summary_instruction(request)
+    if found is None:
+        raise ValueError(
+            "a summary request needs an instruction to summarize (e.g. 'Summarize the "
+            "conversation above.'), found none in the messages"
+        )
+    index, text = found
     previous = ""
     m = _PREVIOUS_SUMMARY.search(text)
     if m:
@@ -857,9 +869,9 @@ def _exchange_items(
             for s in states[1:]:
                 levels.append(levels[-1] + ". " + _short(s))
             if ask_levels:
-                said = levels[-1]
-                levels.append(f"{said}. Asked about {ask_levels[0]}")
-                levels.extend(f"{said}. {a}" for a in ask_levels[1:])
+                told = levels[-1]
+                levels.append(f"{told}. Asked about {ask_levels[0]}")
+                levels.extend(f"{told}. {a}" for a in ask_levels[1:])
         elif asks:
             topic = True
             levels = ask_levels

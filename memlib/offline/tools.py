@@ -455,6 +455,23 @@ def _resolve(spec: dict, root: dict) -> dict:
     return spec
 
 
+def _nullable(spec: dict, root: dict) -> bool:
+    """Whether `spec` accepts null (`"type": ["string", "null"]`, an anyOf / oneOf null branch,
+    or None among its enum values)."""
+    if "$ref" in spec and len(spec) == 1:
+        spec = _resolve(spec, root)
+    kind = spec.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if None in (spec.get("enum") or []):
+        return True
+    return any(
+        isinstance(o, dict) and _nullable(o, root)
+        for key in ("anyOf", "oneOf")
+        for o in spec.get(key) or []
+    )
+
+
 def _latest(facts: list[Statement], predicate: str) -> Statement | None:
     found = [f for f in facts if f.predicate == predicate]
     return found[-1] if found else None
@@ -570,7 +587,7 @@ class Filler:
             if c == "topic":
                 return fact.predicate
             if c == "confidence":
-                return 1.0
+                return None  # nothing computes one: leave it out rather than claim 1.0
             if c == "reasoning":
                 return f"Stated by the user: {fact.source.strip()}"
             if c == "situation":
@@ -670,7 +687,12 @@ class Filler:
             elif c:
                 value = _coerce(self.value(c, fact), spec, root)
             if value in (None, "", []) and name in required:
-                value = self._closest_option(spec) if "enum" in spec else empty_value(spec, root)
+                if _nullable(raw, root):
+                    value = None  # the schema allows "unknown": say so rather than guess
+                elif "enum" in spec:
+                    value = self._closest_option(spec)
+                else:
+                    value = empty_value(spec, root)
             if value not in (None, "", []) or name in required:
                 out[name] = value
         return out
