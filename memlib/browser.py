@@ -130,6 +130,23 @@ def kernel_idle(page) -> bool:
     return page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").count() > 0
 
 
+def dismiss_dialogs(page) -> list[str]:
+    """Accept any modal JupyterLab dialog (e.g. a kernel picker on a slow start); return texts."""
+    seen = []
+    dialogs = page.locator(".jp-Dialog")
+    for _ in range(3):
+        if not dialogs.count() or not dialogs.first.is_visible():
+            break
+        seen.append(dialogs.first.inner_text())
+        accept = dialogs.first.locator(".jp-mod-accept")
+        if accept.count():
+            accept.first.click()
+        else:
+            page.keyboard.press("Escape")
+        page.wait_for_timeout(500)
+    return seen
+
+
 def run_all_cells(page, timeout_ms: int = 300_000) -> None:
     """Run every cell of the notebook open in `page` (Run > Run All Cells) and wait for the end.
 
@@ -140,6 +157,7 @@ def run_all_cells(page, timeout_ms: int = 300_000) -> None:
     page.locator(".jp-Notebook").first.wait_for(timeout=60_000)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
     for attempt in range(4):
+        dismiss_dialogs(page)
         page.locator(".jp-Notebook").first.click()
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_role("menuitem", name="Run All Cells", exact=True).click()

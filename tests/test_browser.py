@@ -6,6 +6,7 @@ Skipped, with what is missing and how to install it, where there is no Chromium 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 
@@ -65,15 +66,36 @@ def page():
                 page.console_errors.append(f"{r.status} {r.url}") if r.status >= 400 else None
             ),
         )
-        yield page
-        chrome.close()
+        try:
+            yield page
+        except BaseException:
+            raise
+        finally:
+            if page.console_errors:
+                BUILD.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(BUILD / "browser_test_last_failure.png"))
+            chrome.close()
+
+
+@contextlib.contextmanager
+def screenshot_on_failure(page):
+    """Keep what the page showed when a step failed: build/notebooks/browser_test_failure.png."""
+    try:
+        yield
+    except Exception as exc:
+        BUILD.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(BUILD / "browser_test_failure.png"))
+        dialogs = page.locator(".jp-Dialog")
+        text = dialogs.first.inner_text() if dialogs.count() else "(no dialog)"
+        raise AssertionError(f"{exc}\nopen dialog: {text}") from exc
 
 
 def test_memory_inspector_in_jupyterlab(tmp_path, page):
     (tmp_path / "inspector.ipynb").write_text(json.dumps(_notebook([INSPECTOR_CELL])))
     with browser.jupyterlab(tmp_path) as (base, token):
         page.goto(f"{base}/lab/tree/inspector.ipynb?token={token}")
-        browser.run_all_cells(page)
+        with screenshot_on_failure(page):
+            browser.run_all_cells(page)
         rows = page.locator(".memlib-row")
         rows.first.wait_for(timeout=30_000)
         assert rows.count() == 2  # Ana's two facts; Ben's namespace is outside the prefix
@@ -102,7 +124,8 @@ def test_chat_panel_in_notebook_09(tmp_path, page):
     shutil.copy(NOTEBOOKS / NB09, work / NB09)
     with browser.jupyterlab(work) as (base, token):
         page.goto(f"{base}/lab/tree/{NB09}?token={token}")
-        browser.run_all_cells(page, timeout_ms=420_000)
+        with screenshot_on_failure(page):
+            browser.run_all_cells(page, timeout_ms=420_000)
         box = page.locator(".memlib-chat-input input, .memlib-chat-input textarea").first
         box.wait_for(timeout=30_000)
         box.fill("What is my name?")
