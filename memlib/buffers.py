@@ -8,7 +8,7 @@ through langchain_core's `trim_messages` with its pitfalls fixed) and `SummaryBu
 verbatim within a token budget, older ones folded into a running summary written by the chat
 model). Also the pure functions behind them: `validate_messages`, `tool_pairs_intact`,
 `turn_starts`, `trim_to_budget`, and `load_conversation` for the JSONL fixtures in
-data/conversations/. FullBuffer, SlidingWindowBuffer and TokenTrimBuffer are written in notebook
+data/conversations/. The buffers and trim_to_budget (with their helpers) are written in notebook
 01's cells (`# @save memlib.buffers`); this is their copy.
 
 Every cut is tool-pair safe: buffers cut only where a human turn starts, so an AI message that
@@ -110,7 +110,7 @@ def validate_messages(messages: Sequence[BaseMessage]) -> frozenset:
 
     The first message may be a SystemMessage. Introduced in notebooks/01_conversation_buffers.ipynb.
     """
-    messages = _message_list(messages)
+    messages = message_list(messages)
     pending: frozenset = frozenset()
     start = 0
     if messages and isinstance(messages[0], SystemMessage):
@@ -156,7 +156,7 @@ def _system_prompt(text) -> SystemMessage:
     return SystemMessage(text)
 
 
-def _message_list(messages) -> list:
+def message_list(messages) -> list:
     """A list from a sequence or iterable of messages; a bare string is refused (each character
     would become a 'message'). The messages themselves are checked by validate_messages."""
     if isinstance(messages, str | bytes | dict) or not isinstance(messages, Iterable):
@@ -167,7 +167,7 @@ def _message_list(messages) -> list:
     return list(messages)
 
 
-def _check_counter(token_counter) -> TokenCounterFn:
+def check_counter(token_counter) -> TokenCounterFn:
     """The given token counter, or a TokenCounter when None; anything else not callable is refused."""
     if token_counter is None:
         return TokenCounter()
@@ -194,6 +194,39 @@ def _list_overhead(counter: TokenCounterFn, message: BaseMessage) -> int:
     return 2 * counter([message]) - counter([message, message])
 
 
+def _check_fits(
+    head: list[BaseMessage], rest: list[BaseMessage], max_tokens: int, counter: TokenCounterFn
+) -> list[int]:
+    """Raise ValueError when max_tokens cannot hold the system prompt (head) or the latest turn
+    of rest with it; return the turn starts of rest."""
+    if head and counter(head) > max_tokens:
+        raise ValueError(
+            f"max_tokens={max_tokens} is smaller than the system prompt ({counter(head)} tokens)"
+        )
+    starts = turn_starts(rest)
+    if starts and counter([*head, *rest[starts[-1] :]]) > max_tokens:
+        raise ValueError(
+            f"max_tokens={max_tokens} cannot hold the latest turn: it needs "
+            f"{counter([*head, *rest[starts[-1] :]])} tokens with the system prompt"
+        )
+    return starts
+
+
+def _check_kept(kept, head, rest, starts, max_tokens: int, counter: TokenCounterFn) -> None:
+    """Belt and braces: kept must be the system prompt plus a suffix of rest cut at a turn start,
+    within max_tokens, and not empty when rest has a turn; otherwise RuntimeError."""
+    tail = kept[len(head) :]
+    if (
+        counter(kept) > max_tokens
+        or (
+            tail
+            and (not isinstance(tail[0], HumanMessage) or rest[len(rest) - len(tail) :] != tail)
+        )
+        or (starts and not tail)
+    ):
+        raise RuntimeError(f"trim_messages returned an unsafe selection of {len(kept)} messages")
+
+
 def trim_to_budget(
     messages: Sequence[BaseMessage],
     max_tokens: int,
@@ -209,24 +242,15 @@ def trim_to_budget(
     kept part always starts at a turn. Introduced in notebooks/01_conversation_buffers.ipynb.
     """
     check_budget("max_tokens", max_tokens)
-    counter = _check_counter(token_counter)
-    messages = _message_list(messages)
+    counter = check_counter(token_counter)
+    messages = message_list(messages)
     validate_messages(messages)
     if not messages:
         return []
     system = messages[0] if isinstance(messages[0], SystemMessage) else None
     rest = messages[1:] if system is not None else messages
     head = [system] if system is not None else []
-    if system is not None and counter(head) > max_tokens:
-        raise ValueError(
-            f"max_tokens={max_tokens} is smaller than the system prompt ({counter(head)} tokens)"
-        )
-    starts = turn_starts(rest)
-    if starts and counter([*head, *rest[starts[-1] :]]) > max_tokens:
-        raise ValueError(
-            f"max_tokens={max_tokens} cannot hold the latest turn: it needs "
-            f"{counter([*head, *rest[starts[-1] :]])} tokens with the system prompt"
-        )
+    starts = _check_fits(head, rest, max_tokens, counter)
     # trim_messages subtracts counter([system]) from the budget and then counts the rest as a
     # separate list, so a per-list overhead is charged twice; give that back.
     slack = _list_overhead(counter, system) if system is not None else 0
@@ -238,17 +262,7 @@ def trim_to_budget(
         include_system=True,
         start_on="human",
     )
-    # Belt and braces: the result must be the system prompt plus a suffix cut at a turn start.
-    tail = kept[len(head) :]
-    if (
-        counter(kept) > max_tokens
-        or (
-            tail
-            and (not isinstance(tail[0], HumanMessage) or rest[len(rest) - len(tail) :] != tail)
-        )
-        or (starts and not tail)
-    ):
-        raise RuntimeError(f"trim_messages returned an unsafe selection of {len(kept)} messages")
+    _check_kept(kept, head, rest, starts, max_tokens, counter)
     return kept
 
 
@@ -261,7 +275,7 @@ class BufferBase:
 
     def __init__(self, system_prompt: str, token_counter: TokenCounterFn | None = None):
         self.system = _system_prompt(system_prompt)
-        self.counter = _check_counter(token_counter)
+        self.counter = check_counter(token_counter)
         self._kept: list[BaseMessage] = []
         self._pending: frozenset = frozenset()
         self.dropped = 0  # messages evicted (or folded into a summary) so far
@@ -275,7 +289,7 @@ class BufferBase:
 
     def extend(self, messages: Iterable[BaseMessage]) -> None:
         """Append messages; on any error, raise and leave the buffer unchanged."""
-        new = _message_list(messages)
+        new = message_list(messages)
         pending = self._pending
         for i, m in enumerate(new):
             pending = _advance(m, pending, f"message {i} of {len(new)}")
@@ -393,6 +407,59 @@ def transcript(messages: Sequence[BaseMessage]) -> str:
     return "\n".join(lines)
 
 
+def _check_summary_args(model, max_tokens, summary_words, keep_tokens, summary_prompt) -> int:
+    """Validate SummaryBuffer's arguments; return keep_tokens (default: half of max_tokens)."""
+    check_budget("max_tokens", max_tokens)
+    check_budget("summary_words", summary_words)
+    if not callable(getattr(model, "invoke", None)):
+        raise TypeError(
+            f"model must be a chat model with .invoke (e.g. ChatOpenAI), got "
+            f"{type(model).__name__}: {model!r:.80}"
+        )
+    check_str(summary_prompt, "summary_prompt")
+    if "{words}" not in summary_prompt:
+        raise ValueError(f"summary_prompt must contain '{{words}}', got {summary_prompt!r:.80}")
+    if keep_tokens is None:
+        keep_tokens = max_tokens // 2
+    check_budget("keep_tokens", keep_tokens)
+    if keep_tokens > max_tokens:
+        raise ValueError(f"keep_tokens={keep_tokens} exceeds max_tokens={max_tokens}")
+    return keep_tokens
+
+
+def summarize_messages(
+    model: BaseChatModel, instructions: str, summary: str, old: Sequence[BaseMessage]
+) -> str:
+    """Ask the chat model to fold `old` into the running `summary`; return the new summary."""
+    previous = f"Summary so far: {summary}\n\n" if summary else ""
+    reply = model.invoke(
+        [HumanMessage(f"{instructions}\n\n{previous}New messages:\n{transcript(old)}")]
+    )
+    text = reply.content if isinstance(reply.content, str) else ""
+    if not text.strip():
+        raise RuntimeError(f"the chat model returned an empty summary: {reply.content!r:.80}")
+    return text.strip()
+
+
+def _recent_turns(
+    system: SystemMessage,
+    candidate: list[BaseMessage],
+    keep_tokens: int,
+    max_tokens: int,
+    counter: TokenCounterFn,
+) -> list[BaseMessage]:
+    """The suffix of candidate a summary buffer keeps verbatim when it folds: the newest whole
+    turns within keep_tokens, or the latest turn alone when it is bigger than that."""
+    starts = turn_starts(candidate)
+    latest = candidate[starts[-1] :] if starts else []
+    if counter([system, *latest]) > keep_tokens:
+        # The latest turn alone is bigger than keep_tokens: fold everything before it
+        # (trim_to_budget raises if it does not even fit max_tokens).
+        trim_to_budget([system, *latest], max_tokens, counter)
+        return latest
+    return trim_to_budget([system, *candidate], keep_tokens, counter)[1:]
+
+
 class SummaryBuffer(BufferBase):
     """Recent turns verbatim, older turns folded into a running summary written by the model.
 
@@ -415,21 +482,9 @@ class SummaryBuffer(BufferBase):
         summary_prompt: str = SUMMARY_INSTRUCTIONS,
         token_counter: TokenCounterFn | None = None,
     ):
-        check_budget("max_tokens", max_tokens)
-        check_budget("summary_words", summary_words)
-        if not callable(getattr(model, "invoke", None)):
-            raise TypeError(
-                f"model must be a chat model with .invoke (e.g. ChatOpenAI), got "
-                f"{type(model).__name__}: {model!r:.80}"
-            )
-        check_str(summary_prompt, "summary_prompt")
-        if "{words}" not in summary_prompt:
-            raise ValueError(f"summary_prompt must contain '{{words}}', got {summary_prompt!r:.80}")
-        if keep_tokens is None:
-            keep_tokens = max_tokens // 2
-        check_budget("keep_tokens", keep_tokens)
-        if keep_tokens > max_tokens:
-            raise ValueError(f"keep_tokens={keep_tokens} exceeds max_tokens={max_tokens}")
+        keep_tokens = _check_summary_args(
+            model, max_tokens, summary_words, keep_tokens, summary_prompt
+        )
         super().__init__(system_prompt, token_counter)
         need = self.counter([self.system])
         if need > max_tokens:
@@ -445,33 +500,16 @@ class SummaryBuffer(BufferBase):
 
     def summarize(self, old: Sequence[BaseMessage]) -> str:
         """Ask the chat model to fold `old` into the running summary; return the new summary."""
-        previous = f"Summary so far: {self.summary}\n\n" if self.summary else ""
-        reply = self.model.invoke(
-            [
-                HumanMessage(
-                    f"{self.summary_prompt.format(words=self.summary_words)}\n\n{previous}"
-                    f"New messages:\n{transcript(old)}"
-                )
-            ]
-        )
-        text = reply.content if isinstance(reply.content, str) else ""
-        if not text.strip():
-            raise RuntimeError(f"the chat model returned an empty summary: {reply.content!r:.80}")
-        return text.strip()
+        instructions = self.summary_prompt.format(words=self.summary_words)
+        return summarize_messages(self.model, instructions, self.summary, old)
 
     def _select(self, candidate):
         self._next_summary = None
         if self.counter(self._view(self.summary, candidate)) <= self.max_tokens:
             return candidate
-        starts = turn_starts(candidate)
-        latest = candidate[starts[-1] :] if starts else []
-        if self.counter([self.system, *latest]) > self.keep_tokens:
-            # The latest turn alone is bigger than keep_tokens: fold everything before it
-            # (trim_to_budget raises if it does not even fit max_tokens).
-            trim_to_budget([self.system, *latest], self.max_tokens, self.counter)
-            kept = latest
-        else:
-            kept = trim_to_budget([self.system, *candidate], self.keep_tokens, self.counter)[1:]
+        kept = _recent_turns(
+            self.system, candidate, self.keep_tokens, self.max_tokens, self.counter
+        )
         old = candidate[: len(candidate) - len(kept)]
         if old:
             self._next_summary = self.summarize(old)

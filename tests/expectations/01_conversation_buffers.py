@@ -61,7 +61,14 @@ EXPECT = {
 
 # What the notebook writes in its own cells (tests/test_notebook_code.py)
 TECHNIQUE = {
-    "defines": ["FullBuffer", "SlidingWindowBuffer", "TokenTrimBuffer", "respond"],
+    "defines": [
+        "FullBuffer",
+        "SlidingWindowBuffer",
+        "TokenTrimBuffer",
+        "SummaryBuffer",
+        "trim_to_budget",
+        "respond",
+    ],
     "calls": [
         "trim_messages",
         "StateGraph",
