@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import math
 import os
@@ -258,6 +259,7 @@ def execute(
     return read_records(dest)
 
 
+@functools.lru_cache(maxsize=1)
 def _private_ipc_kernel_manager():
     """A KernelManager whose kernel talks over IPC sockets in a directory of its own.
 
@@ -298,6 +300,22 @@ def counters(server, since: dict | None = None) -> dict:
     """The server's request counters now, or how much each grew since an earlier reading."""
     now = {k: v for k, v in server.stats.items() if isinstance(v, int)}
     return {k: v - (since or {}).get(k, 0) for k, v in now.items()}
+
+
+EXPECTATIONS = ROOT / "tests" / "expectations"
+
+
+def load_expectations(stem: str):
+    """tests/expectations/<stem>.py as a module (EXPECT, OPENAI_DIFFERENCES, TECHNIQUE), or None."""
+    import importlib.util
+
+    path = EXPECTATIONS / f"{stem}.py"
+    if not path.exists():
+        return None
+    spec = importlib.util.spec_from_file_location(f"expect_{stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def all_notebooks() -> list[Path]:

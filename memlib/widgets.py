@@ -58,7 +58,7 @@ def _score(score: float | None) -> str:
     return "" if score is None else f"{score:.3f}"
 
 
-def provenance(item: Any) -> dict[str, Any]:
+def item_provenance(item: Any) -> dict[str, Any]:
     """Where an item came from: its namespace, key, timestamps and any provenance fields."""
     value = item.value if isinstance(item.value, dict) else {}
     found = {
@@ -176,7 +176,7 @@ class MemoryInspector:
         if hit is None:
             self.details.value = "<i>no item selected</i>"
             return None
-        facts = provenance(hit)
+        facts = item_provenance(hit)
         rows = "".join(
             f"<tr><td>{escape(k)}</td><td>{escape(str(v))}</td></tr>" for k, v in facts.items()
         )

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import importlib
-import importlib.util
 import inspect
 import json
 import textwrap
@@ -22,17 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from memlib.testing import all_notebooks
+from memlib.testing import all_notebooks, load_expectations
 
 SAVE_MARK = "# @save "
-EXPECTATIONS = Path(__file__).parent / "expectations"
-
-
-def load_expectations(stem: str):
-    spec = importlib.util.spec_from_file_location(f"code_{stem}", EXPECTATIONS / f"{stem}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def code_cells(notebook: Path) -> list[str]:
@@ -75,6 +66,7 @@ def called(tree: ast.Module) -> set[str]:
 @pytest.mark.parametrize("notebook", all_notebooks(), ids=lambda p: p.stem)
 def test_technique_is_written_in_the_cells(notebook: Path):
     module = load_expectations(notebook.stem)
+    assert module is not None, f"no tests/expectations/{notebook.stem}.py"
     technique = getattr(module, "TECHNIQUE", None)
     if technique is None:
         pytest.skip(f"{notebook.stem} names no TECHNIQUE yet")

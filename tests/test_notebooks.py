@@ -17,34 +17,24 @@ session), reworded in another, so `pytest -n 2` runs them side by side.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
 import pytest
 
 from memlib.testing import (
+    EXPECTATIONS,
     all_notebooks,
     backend_environment,
     counters,
     ensure_kernel,
     execute,
+    load_expectations,
     serving,
     write_records,
 )
 
-EXPECTATIONS = Path(__file__).parent / "expectations"
 _OFFLINE_RECORDS: dict[str, dict] = {}
-
-
-def load_expectations(stem: str):
-    path = EXPECTATIONS / f"{stem}.py"
-    if not path.exists():
-        return None
-    spec = importlib.util.spec_from_file_location(f"expect_{stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def check(name: str, value, rule: tuple) -> None:

@@ -2,7 +2,7 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 
 from memlib.embeddings import DIMS, MiniLMEmbeddings
-from memlib.widgets import ChatPanel, MemoryInspector, provenance
+from memlib.widgets import ChatPanel, MemoryInspector, item_provenance
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def test_browse_search_and_provenance(store):
     assert hits[0].key == "f2" and hits[0].score > hits[1].score
     assert "score" in ui.results.value and "Biscuit" in ui.results.value
     ui.item.value = "f1"
-    assert "written_by" in ui.details.value and provenance(ui.hits[1])["written_by"] == "hot"
+    assert "written_by" in ui.details.value and item_provenance(ui.hits[1])["written_by"] == "hot"
     ui.prefix.value = "users / ben"
     assert ui.namespace.options == ("users / ben / facts",) and [h.key for h in ui.hits] == ["f3"]
 
