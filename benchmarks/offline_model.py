@@ -99,7 +99,12 @@ def is_sentences(summary: str) -> bool:
     text = summary.strip()
     if not text or re.match(r"^(?:earlier|summary)\s*:", text, re.I):
         return False
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text) if s]
+    # A full stop after a title ("Dr. Moreau") does not end a sentence.
+    sentences = [
+        s
+        for s in re.split(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<=[.!?])\s+", text)
+        if s
+    ]
     if not all(s.rstrip()[-1:] in ".!?" for s in sentences):
         return False
     # A keyword list: mostly comma-separated fragments of one or two words.
@@ -200,6 +205,82 @@ def evaluate(split: str) -> dict:
     }
 
 
+# Filler exchanges for the long chats: the facts stated first must survive rolling summaries.
+FILLER = [
+    ("How do I reverse a list in Python?", "Use reversed(xs) or the slice xs[::-1]."),
+    ("What does a Git rebase do?", "It replays your commits on top of another branch."),
+    ("Any tips for naming variables?", "Name them after what they hold, like unpaid_invoices."),
+    ("How long should a stand-up meeting be?", "Fifteen minutes is the usual limit."),
+    ("What is a foreign key?", "A column that points at the primary key of another table."),
+    ("How do I keep a sourdough starter alive?", "Feed it flour and water once a day."),
+    ("What's a good way to learn touch typing?", "Practise ten minutes a day on a typing tutor."),
+    ("Why is my laptop fan so loud?", "Dust or a busy process; check the task manager."),
+    ("How often should I water a cactus?", "About every two weeks in summer, less in winter."),
+    ("What is a p-value?", "The chance of data this extreme if the null hypothesis holds."),
+    ("How do I centre a div?", "Use a flex container with justify-content and align-items."),
+    ("What's the difference between a list and a tuple?", "A tuple cannot be changed."),
+]
+LONG_TURNS = 24  # filler exchanges after the item's own messages
+
+
+def evaluate_long(split: str) -> dict:
+    """The first item of each family, followed by 24 filler exchanges, kept bounded by LangMem's
+    `summarize_messages` (a rolling summary): are the stated facts still answerable at the end,
+    and is every summary written as sentences?"""
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langmem.short_term import summarize_messages
+
+    from memlib.offline import OfflineChatModel
+    from memlib.tokens import TokenCounter
+
+    model, counter = OfflineChatModel(), TokenCounter()
+    firsts = {}
+    for item in load(split):
+        firsts.setdefault(item["family"], item)
+    out = {"items": 0, "facts": 0, "kept": 0, "summaries": 0, "sentences": 0, "answers": 0}
+    started = time.perf_counter()
+    for item in firsts.values():
+        messages, running, seen = [], None, set()
+        turns = [(m, "Noted.") for m in item["messages"]]
+        turns += [FILLER[k % len(FILLER)] for k in range(LONG_TURNS)]
+        for k, (user, reply) in enumerate(turns):
+            messages += [HumanMessage(user, id=f"h{k}"), AIMessage(reply, id=f"a{k}")]
+            result = summarize_messages(
+                messages,
+                running_summary=running,
+                model=model,
+                max_tokens=400,
+                max_tokens_before_summary=260,
+                max_summary_tokens=120,
+                token_counter=counter,
+            )
+            running = result.running_summary
+            if running is not None and running.summary not in seen:
+                seen.add(running.summary)
+                out["summaries"] += 1
+                out["sentences"] += is_sentences(running.summary)
+        final = running.summary if running is not None else ""
+        facts = [v for v in item["gold"].values() if v]
+        out["facts"] += len(facts)
+        out["kept"] += sum(mentions(final, v) for v in facts)
+        reply = str(model.invoke([*result.messages, HumanMessage(item["question"])]).content)
+        clean = not any(mentions(reply, d) for d in item["distractors"])
+        if item["answer"] is None:
+            out["answers"] += clean and bool(DONT_KNOW.search(reply))
+        else:
+            out["answers"] += clean and mentions(reply, item["answer"])
+        out["items"] += 1
+    return {
+        **out,
+        "facts_kept": round(out["kept"] / out["facts"], 3) if out["facts"] else None,
+        "sentence_rate": round(out["sentences"] / out["summaries"], 3)
+        if out["summaries"]
+        else None,
+        "answer_accuracy": round(out["answers"] / out["items"], 3),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
 def table(result: dict) -> str:
     lines = [f"== {result['split']}: {result['items']} items, {result['families']} families"]
     lines.append(f"{'slot':<10}{'gold':>6}{'filled':>8}{'right':>7}{'recall':>8}{'precision':>11}")
@@ -220,6 +301,13 @@ def table(result: dict) -> str:
     lines.append(
         f"summaries: facts kept {s['facts_kept']:.3f}, written as sentences {s['sentence_rate']:.3f}"
     )
+    if "long" in result:
+        g = result["long"]
+        lines.append(
+            f"long chats ({g['items']}, {LONG_TURNS} filler exchanges, rolling summary): facts "
+            f"kept {g['facts_kept']:.3f}, answers {g['answers']}/{g['items']}, summaries written "
+            f"as sentences {g['sentences']}/{g['summaries']}"
+        )
     lines.append(f"errors: {len(result['errors'])}; {result['seconds']} s")
     return "\n".join(lines)
 
@@ -234,6 +322,7 @@ def main() -> None:
     results = {}
     for split in splits:
         results[split] = evaluate(split)
+        results[split]["long"] = evaluate_long(split)
         print(table(results[split]))
         for e in results[split]["errors"][:5]:
             print("  ", e, file=sys.stderr)

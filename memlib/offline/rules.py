@@ -9,9 +9,9 @@ works"), `to_first_person`, `you_to_user` ("you work" -> "the user works") and `
 
 Leaves out: real parsing. Every rule is a regular expression with named groups (`value`, and
 `topic` for "my favourite X is Y"); anything the patterns do not cover is not extracted, so the
-offline model says it does not know rather than guessing. With MEMLIB_OFFLINE_PARSER=spacy,
-`memlib.offline.parse` (a dependency parse) decides the name / employer / role / location facts
-of first-person sentences instead (experimental, off by default). Imports nothing else from memlib.
+offline model says it does not know rather than guessing. `memlib.offline.parse` (spaCy's
+dependency parse, on by default) decides the name / employer / role / location facts of
+first-person sentences instead. Imports nothing else from memlib.
 """
 
 from __future__ import annotations
@@ -569,7 +569,7 @@ def _extract(text: str, first_person: bool) -> list[Statement]:
     facts = _extract_rules(text, first_person)
     if not first_person or not parse_available():
         return facts
-    # Experimental (MEMLIB_OFFLINE_PARSER=spacy): the dependency parse decides the four profile
+    # The dependency parse (memlib.offline.parse) decides the four profile
     # slots of each first-person sentence; the regex rules keep every other predicate.
     out: list[Statement] = []
     for sentence in split_sentences(text):

@@ -24,7 +24,6 @@ from langchain_core.messages import BaseMessage
 from memlib.offline.rules import (
     ANSWER_PHRASES,
     FORGET,
-    NOT_NAMES,
     PREDICATE_LABELS,
     STOPWORDS,
     Statement,
@@ -503,11 +502,6 @@ def _summarize_text(request: Request, spec: _Summary) -> str:
                 covered |= terms
                 break
     out = " ".join(s for _, s in sorted(chosen))
-    missing = [e for e in entities(spec.previous) if e not in out]
-    if missing:
-        extra = "Also: " + ", ".join(missing) + "."
-        if _words(extra) <= remaining:
-            out = f"{out} {extra}".strip()
     if not out:
         source = " ".join(text for _, _, text in units)
         out = " ".join(_telegraphic(source).split()[: spec.budget])
@@ -559,7 +553,7 @@ _ASK_LEAD = re.compile(
     r"(?:(?:can|could|would|will) you (?:please )?|please )?"
     r"(?P<word>explain|describe|tell me (?:about|how|what|why|where|when)|show me|remind me (?:of|about)|"
     r"help me (?:with|to)|what(?:'s| is| are| was| were| does| do)?|which|who(?:'s| is| are)?|"
-    r"where(?:'s| is| are)?|when(?:'s| is| are)?|why(?:'s| is| are| do| does)?|how(?: is| are| do| does| did| can| should| would| many| much)?|"
+    r"where(?:'s| is| are)?|when(?:'s| is| are)?|why(?:'s| is| are| do| does)?|how (?:often|long|far|soon)|how(?: is| are| do| does| did| can| should| would| many| much)?|"
     r"is|are|do|does|can|should)?\b\s*",
     re.I,
 )
@@ -584,9 +578,13 @@ def _focus(question: str) -> str:
     if pronoun:
         rest = re.sub(r"^(?:have|need|want|ought) to\s+", "", rest[pronoun.end() :], flags=re.I)
         if word in ("how", "where", "when", "what"):
-            rest = f"{word} to {rest}"
+            lead = m.group("word").lower() if word == "how" else word  # "how often to X"
+            lead = lead if lead.split()[-1] in ("how", "often", "long", "far", "soon") else word
+            rest = f"{lead} to {rest}"
         elif word in ("is", "are", "do", "does", "can", "should", "why"):
             rest = f"{'why' if word == 'why' else 'whether to'} {rest}"
+    elif word == "how" and m and m.group("word").lower().split()[-1] in ("often", "long", "far"):
+        rest = f"{m.group('word').lower()} {rest}"  # "how long should a stand-up be"
     elif word == "how" and m and m.group("word").lower() in ("how do", "how does", "how did"):
         # "How do compactions work?" -> "how compactions work"; "how does X work" -> "X works"
         if m.group("word").lower() == "how does" and re.search(r"\s[a-z]+$", rest):
@@ -608,7 +606,8 @@ def _focus(question: str) -> str:
     elif word == "why" and not pronoun:
         rest = f"why {rest}"
     rest = _FOCUS_TAIL.sub("", rest)
-    rest = re.sub(r"^(?:about\s+)?(?:a|an|the|my|our|your)?\s*", "", rest, flags=re.I).strip(" ,")
+    rest = re.sub(r"^(?:about\s+)?(?:(?:a|an|the|my|our|your)\b)?\s*", "", rest, flags=re.I)
+    rest = rest.strip(" ,")
     words = rest.split()
     return " ".join(words[:10]) if words else q
 
@@ -697,18 +696,55 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+_IMPERATIVES = frozenset(
+    "check run show explain tell write give compare list print fix convert test try make find".split()
+)
+
+
+def _split_list(text: str) -> list[str]:
+    """ "a, b and c" -> [a, b, c], leaving commas inside brackets and quotes alone."""
+    parts, depth, quote, start = [], 0, "", 0
+    k = 0
+    while k < len(text):
+        ch = text[k]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"" and (k == 0 or not text[k - 1].isalnum()):
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            sep = re.match(r",\s*(?:and\s+)?|\s+and\s+", text[k:])
+            if sep:
+                parts.append(text[start:k])
+                k += sep.end()
+                start = k
+                continue
+        k += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
 def _render(items: list[_Item]) -> str:
     out: list[str] = []
     topics: list[str] = []
     seen: set[str] = set()
 
     def flush() -> None:
-        if topics:
-            joined = (
-                topics[0] if len(topics) == 1 else ", ".join(topics[:-1]) + " and " + topics[-1]
-            )
-            out.append(f"Discussed {joined}.")
-            topics.clear()
+        # "Discussed how B-trees work and LSM trees." / "Asked to run math.sqrt(2)."
+        asked = [t for t in topics if t.split(" ", 1)[0].lower() in _IMPERATIVES]
+        for lead, group in (
+            ("Discussed", [t for t in topics if t not in asked]),
+            ("Asked to", asked),
+        ):
+            if group:
+                joined = (
+                    group[0] if len(group) == 1 else ", ".join(group[:-1]) + " and " + group[-1]
+                )
+                out.append(f"{lead} {joined}.")
+        topics.clear()
 
     for item in items:
         if item.topic and item.level == 0:
@@ -901,11 +937,15 @@ def _previous_items(previous: str, identity: dict[str, str]) -> list[_Item]:
                 identity.setdefault(f.predicate, f.value)
         if user_facts_ and _absorbed(s, user_facts_):
             continue
-        listed = re.match(r"^(?:discussed|covered|topics?:?)\s+(?P<list>.+?)\.?$", s, re.I)
+        listed = re.match(
+            r"^(?P<lead>discussed|covered|topics?:?|asked to)\s+(?P<list>.+?)\.?$", s, re.I
+        )
         if listed:
-            for t in re.split(r",\s*(?:and\s+)?|\s+and\s+", listed.group("list")):
-                if t.strip():
-                    items.append(_Item([t.strip()], topic=True))
+            asked = listed.group("lead").lower() == "asked to"
+            for t in _split_list(listed.group("list")):
+                if asked and t.split(" ", 1)[0].lower() not in _IMPERATIVES:
+                    t = f"asked to {t}"
+                items.append(_Item([t], topic=True))
             continue
         head, colon, tail = s.partition(": ")
         if colon and _words(head) <= 8 and tail:
@@ -921,31 +961,6 @@ def _previous_items(previous: str, identity: dict[str, str]) -> list[_Item]:
     return items
 
 
-_PERSON_NEXT = re.compile(
-    r"^(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:from|at|of|asked|said|says|is|was|has|had|"
-    r"wants|works|needs|prefers|likes|leads|signs|and|will|would|thinks|suggested)\b"
-)
-
-
-def _names(sentence: str) -> list[str]:
-    """Names and terms of a sentence worth carrying on: a name at its start when a verb or "from"
-    follows ("Ravi from Initech"), other capitalised words only when they stand mid-sentence."""
-    first = sentence.split(" ", 1)[0].strip(",:;")
-    found = [
-        e
-        for e in entities(sentence)
-        if re.search(r"[A-Za-z]", e)
-        and e != first
-        and e.split()[0] not in NOT_NAMES
-        and "User" not in e.split()
-        and e.lower() not in STOPWORDS
-    ]
-    m = _PERSON_NEXT.match(sentence)
-    if m and m.group("name").split()[0] not in NOT_NAMES and m.group("name") not in found:
-        found.insert(0, m.group("name"))
-    return found
-
-
 def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
     """Identity facts first, then every exchange in one short clause, then more detail (newest
     exchanges first) while the budget lasts; the previous summary shrinks to make room."""
@@ -955,16 +970,12 @@ def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
     new = _exchange_items(units, new_identity, spec.previous)
     identity.update(new_identity)  # the newer statement wins
 
-    earlier = _Item([""], level=0)
-
     def render(prev: list[_Item], cur: list[_Item]) -> str:
         rest = _render([*prev, *cur])
-        # Identity facts a kept sentence already states are not repeated ("Earlier:" names do
-        # not count: the clause has to carry them on to the next fold).
+        # Identity facts a kept sentence already states are not repeated.
         stated = {
             f.value
             for i in [*prev, *cur]
-            if i is not earlier
             for f in extract_facts(i.text(), False)
             if f.subject == "user"
         }
@@ -974,39 +985,25 @@ def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
     def words(prev: list[_Item], cur: list[_Item]) -> int:
         return _words(render(prev, cur))
 
-    # Over budget: the oldest previous sentences shrink to their names and numbers (kept in one
-    # "Earlier:" clause), then those go oldest first, then the oldest new exchanges.
-    kept_entities: list[str] = []
+    # Over budget: whole items go, the least useful first (never a list of leftover keywords).
+    # An item's worth is its centrality (cosine of its longest rendering to the mean of all items)
+    # plus what only it carries (names and numbers no other item or identity fact states), plus
+    # a decision or commitment, plus recency; the newest exchange always stays.
+    if words(previous, new) > spec.budget:
+        worth, vector = _item_worth(previous, new, identity)
+        while words(previous, new) > spec.budget:
+            pool = previous + new[:-1]
+            if not pool:
+                break
 
-    def refresh() -> None:
-        rest = _render([i for i in previous if i is not earlier] + new)
-        rest += " " + " ".join(identity.values())
-        shown = [e for e in kept_entities if e not in rest]
-        earlier.levels = ["Earlier: " + ", ".join(shown)] if shown else [""]
-        if shown and earlier not in previous:
-            previous.insert(0, earlier)
-        if not shown and earlier in previous:
-            previous.remove(earlier)
+            def value(item: _Item) -> float:
+                # Redundancy: an item close to another one still kept adds little of its own.
+                others = [vector[id(o)] for o in previous + new if o is not item]
+                overlap = max((float(vector[id(item)] @ v) for v in others), default=0.0)
+                return worth[id(item)] - max(0.0, overlap - 0.5)
 
-    while words(previous, new) > spec.budget:
-        full = [i for i in previous if i is not earlier]
-        if full:
-            gone = full[0]
-            previous.remove(gone)
-            kept_entities.extend(
-                e
-                for e in _names(gone.levels[-1])
-                if e not in kept_entities and re.search(r"[A-Za-z]", e)
-            )
-        elif len(new) > 1 and _words(earlier.levels[0]) <= spec.budget // 4:
-            new.pop(0)
-        elif kept_entities:
-            kept_entities.pop(0)
-        elif len(new) > 1:
-            new.pop(0)
-        else:
-            break
-        refresh()
+            victim = min(pool, key=value)
+            (previous if victim in previous else new).remove(victim)
     for group in (new, previous):
         # Breadth first: every item gets its next level before any gets the one after.
         for target in range(1, max((len(i.levels) for i in group), default=0)):
@@ -1015,8 +1012,59 @@ def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
                     item.level = target
                     if words(previous, new) > spec.budget:
                         item.level -= 1
-    out = render(previous, new)
-    return " ".join(out.split()[: spec.budget]) or "There is nothing to summarize yet."
+    return _fit(render(previous, new), spec.budget) or "There is nothing to summarize yet."
+
+
+_DECISION = re.compile(
+    r"\b(?:decid\w*|agree\w*|chose|chosen|will|plan(?:s|ned)?|must|deadline|by (?:monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|tomorrow|next week)|signs? off|approved?|settled)\b",
+    re.I,
+)
+
+
+def _item_worth(
+    previous: list[_Item], new: list[_Item], identity: dict[str, str]
+) -> tuple[dict[int, float], dict[int, np.ndarray]]:
+    """How much each item adds to a summary: centrality + facts about the user + unique names and
+    numbers + decision, plus
+    recency for new exchanges; what the previous summary carried counts like a recent exchange
+    (it survived earlier folds, and dropping it loses it for good)."""
+    items = previous + new
+    texts = [i.levels[-1] for i in items]
+    vectors = embed(texts)
+    centre = vectors.mean(axis=0)
+    centre /= np.linalg.norm(centre) or 1.0
+    known = " ".join(identity.values()).lower()
+    found = [[e for e in entities(t) if e.lower() not in known and not e.isdigit()] for t in texts]
+    worth = {}
+    for k, item in enumerate(items):
+        others = " ".join(t for j, t in enumerate(texts) if j != k).lower()
+        unique = sum(1 for e in found[k] if e.lower() not in others)
+        about_user = [f for f in extract_facts(texts[k], False) if f.subject == "user"]
+        worth[id(item)] = (
+            float(vectors[k] @ centre)
+            + 0.6 * min(len(about_user), 2)
+            + 0.25 * min(unique, 3)
+            + (0.3 if _DECISION.search(texts[k]) else 0.0)
+            + (0.4 if k < len(previous) else 0.5 * (k - len(previous) + 1) / len(new))
+            - (0.2 if item.topic else 0.0)
+        )
+    return worth, {id(item): vectors[k] for k, item in enumerate(items)}
+
+
+def _fit(text: str, budget: int) -> str:
+    """Whole sentences of `text`, in order, within `budget` words; a first sentence longer than
+    the budget is shortened to a clause."""
+    kept: list[str] = []
+    used = 0
+    for sentence in split_sentences(text):
+        n = _words(sentence)
+        if used + n <= budget:
+            kept.append(sentence)
+            used += n
+    if kept:
+        return " ".join(kept)
+    return _sentence(_cut(text, budget)) if text.strip() else ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -1060,8 +1108,17 @@ def _matching_exact(facts: list[Statement], predicate: str) -> list[Statement]:
             for f in facts
             if f.predicate.startswith("favourite ")
             and content_terms(f.predicate.removeprefix("favourite ")) & topic
-        ] or [f for f in facts if f.predicate == "preference"]
+        ] or _related_preferences(predicate.removeprefix("favourite "), facts)
     return [f for f in facts if f.predicate == predicate]
+
+
+def _related_preferences(topic: str, facts: list[Statement]) -> list[Statement]:
+    """Preferences that could answer "my favourite <topic>" ("tea" for a drink, not a museum)."""
+    prefs = [f for f in facts if f.predicate == "preference"]
+    if not prefs:
+        return []
+    vectors = embed([topic, *(f.value for f in prefs)])
+    return [f for f, v in zip(prefs, vectors[1:], strict=True) if float(v @ vectors[0]) >= 0.3]
 
 
 def _say(fact: Statement) -> str:
@@ -1070,6 +1127,37 @@ def _say(fact: Statement) -> str:
     template = ANSWER_PHRASES.get(fact.predicate, "Your {p} is {v}.")
     value = with_article(fact.value) if fact.predicate == "role" else fact.value
     return template.format(p=fact.predicate, v=value)
+
+
+_EARLIER = re.compile(
+    r"\b(?:before|previously|used to|formerly|former|prior to|earlier|originally|old)\b", re.I
+)
+_PAST_PHRASES = {
+    "name": "your name was {v}",
+    "employer": "you worked at {v}",
+    "role": "you worked as {v}",
+    "location": "you lived in {v}",
+    "age": "you were {v}",
+}
+
+
+def _say_before(question: str, predicate: str, found: list[Statement]) -> str:
+    """ "Where did I live before I moved to B?": the value stated before the one the question
+    names (or before the newest one), or "I don't know" when only one value was ever stated."""
+    values: list[str] = []
+    for f in found:
+        if not values or values[-1].lower() != f.value.lower():
+            values.append(f.value)
+    asked = question.lower()
+    named = [k for k, v in enumerate(values) if re.search(rf"\b{re.escape(v.lower())}\b", asked)]
+    anchor = named[-1] if named else len(values) - 1
+    label = PREDICATE_LABELS.get(predicate, predicate)
+    if anchor < 1:
+        return f"I don't know your {label} before {values[anchor]} - you haven't told me."
+    value = values[anchor - 1]
+    value = with_article(value) if predicate == "role" else value
+    said = _PAST_PHRASES.get(predicate, "your {p} was {v}").format(p=label, v=value)
+    return f"Before {values[anchor]}, {said}."
 
 
 def _answer_about_user(question: str, predicate: str, facts: list[Statement]) -> str:
@@ -1085,6 +1173,8 @@ def _answer_about_user(question: str, predicate: str, facts: list[Statement]) ->
         label = PREDICATE_LABELS.get(predicate, predicate)
         return f"I don't know your {label} yet - you haven't told me."
     if predicate in SINGLE_VALUED:
+        if _EARLIER.search(question):
+            return _say_before(question, predicate, found)
         return _say(found[-1])  # the newer statement wins
     distinct = list({f.value.lower(): f for f in found}.values())
     topic = content_terms(question) - _QUESTION_FILLER
@@ -1350,6 +1440,10 @@ def _answer(request: Request) -> str:
                     if reply.startswith("I don't know") and predicate not in PREDICATE_LABELS:
                         # Not a slot the rules know ("my kids' names"): a context sentence may say.
                         found = answer_from_context(q, context_sentences(messages, skip=i))
+                        topic = content_terms(predicate.removeprefix("favourite "))
+                        if found and predicate.startswith("favourite "):
+                            # "favourite museum" is not answered by the favourite hiking trail
+                            found = found if topic & content_terms(found) else None
                         reply = f"From what I have in context: {found}" if found else reply
                     replies.append(reply)
                 continue
