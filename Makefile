@@ -12,12 +12,13 @@ export OPENBLAS_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export PYDEVD_DISABLE_FILE_VALIDATION = 1
 
-.PHONY: help setup run test unit notebooks lab lint format bench clean upgrade
+.PHONY: help setup run test unit notebooks lab lint format bench book clean upgrade
 
 help:
 	@echo "make run     execute every notebook into build/notebooks/ (+ records.json)"
 	@echo "make test    unit tests, then every notebook, asserting on recorded figures"
 	@echo "make lab     open JupyterLab on the memlib kernel"
+	@echo "make book    the executed notebooks as a static site: build/book/index.html"
 	@echo "make lint | format | bench | clean"
 	@echo "make upgrade refresh requirements/ to the newest versions pyproject.toml allows"
 
@@ -62,8 +63,26 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix memlib tests benchmarks notebooks scripts
 	$(PY) scripts/notebooks_clean.py
 
+# Every benchmarks/*.py (each prints its table and writes benchmarks/results/<name>.json), timed,
+# then the README's tables from those JSON files. One: make bench BENCH=benchmarks/tokens.py
+BENCH ?= $(wildcard benchmarks/*.py)
 bench: $(STAMP)
-	@for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+	@for f in $(BENCH); do \
+		echo "== $$f"; start=$$(date +%s); \
+		$(PY) $$f || exit 1; \
+		echo "== $$f: $$(( $$(date +%s) - start )) s"; \
+	done
+	@echo "== README tables (scripts/bench_table.py)"
+	@$(PY) scripts/bench_table.py
+
+# The book: Sphinx + myst-nb over the executed notebooks. Notebooks with no executed copy in
+# build/notebooks/, or one older than the notebook, are run first (as `make run` would).
+book: $(STAMP)
+	@stale=$$(for nb in notebooks/[0-9][0-9]_*.ipynb; do \
+	  out=build/notebooks/$${nb#notebooks/}; [ -f "$$out" ] && [ "$$out" -nt "$$nb" ] || echo "$$nb"; \
+	done); \
+	if [ -n "$$stale" ]; then echo "running first:" $$stale; $(PY) -m memlib $$stale || exit 1; fi
+	$(PY) scripts/build_book.py
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache
