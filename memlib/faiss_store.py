@@ -5,23 +5,20 @@
 `InMemoryStore`: the same `index` config (`dims`, `embed`, `fields`), the same text extraction
 (`"$"`, `"field.sub"`, `"list[*].text"`), the same per-item `index=False` / `index=["field"]`,
 the same filters (plain equality, `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`), the same scores
-(cosine similarity, max-pooled over an item's vectors) and the same order of results. It works
-anywhere a store is accepted: `graph.compile(store=...)`, LangMem's memory tools and managers.
+(cosine similarity, max-pooled over an item's vectors) and the same order of results, equal
+scores included (they keep listing order, so paging through ties never repeats or skips an item).
+The same namespaces are accepted: public `put` refuses `()` and the reserved root `"langgraph"`
+(LangGraph's `BaseStore` does that), while `batch` / `abatch` accept them, as InMemoryStore does.
+It works anywhere a store is accepted: `graph.compile(store=...)`, LangMem's tools and managers.
 
-Vectors are L2-normalised and searched by inner product. The default index is exact
+Vectors are scaled by their largest component, L2-normalised (so 1e300 or 1e-300 components
+neither overflow nor vanish) and searched by inner product. The default index is exact
 (`faiss.IndexFlatIP` inside `faiss.IndexIDMap2`). `index_type="hnsw"` uses `faiss.IndexHNSWFlat`
 (approximate, fast on large stores; `hnsw_m`, `ef_construction`, `ef_search`). HNSW cannot remove
 vectors, so deleting or updating an item marks its old vector ids as tombstones, which searches
 skip; once tombstones exceed `rebuild_fraction` of the index, the index is rebuilt from the live
 vectors (also on demand with `compact()`). Searches restricted by namespace prefix or filter to at
 most `exact_threshold` vectors are scored exactly with numpy, whatever the index type.
-
-`save()` writes the FAISS index and a JSON item table to a directory, then atomically switches a
-`manifest.json` to the new pair, so a crash mid-save leaves the previous save intact. Opening a
-store on that directory restores the same items, ids and index: the same searches return the same
-results and scores. `autosave=True` saves after every batch that writes: simple and safe for
-the small stores of the notebooks, but each save rewrites the whole directory, so large stores
-should call `save()` themselves.
 
 Example::
 
@@ -31,24 +28,52 @@ Example::
     store.search(("memories", "ana"), query="pet name", limit=3)
     store.save()
 
-Every batch is validated and embedded before anything changes: a bad namespace, a value that is
-not JSON, a vector of the wrong size, a NaN or zero vector raises ValueError / TypeError naming
-the culprit and leaves the store as it was. A lock serialises mutations and reads, so one store
-can be shared between threads.
+Durability and concurrency, exactly:
+- `save()` writes the item table (UTF-8 JSON) and the FAISS index as new generation files, fsyncs
+  them, then atomically replaces `manifest.json`, which names the current pair, and fsyncs the
+  directory. A crash or SIGKILL at any point leaves the previous save or the new one, complete.
+  Files of older generations and temporary files of interrupted saves are deleted by the next
+  save, and when a store is opened on a directory no writer holds.
+- Opening a directory reads the generation the manifest names; if a save in another process
+  replaces it mid-read, the reader reads the manifest again, so it gets the old or the new
+  complete state, never an error or a mix. Readers do not take the writer lock, except for a
+  moment on open to clean up, and a writer waits that moment out (up to LOCK_WAIT seconds).
+- One writer per directory: the first `save()` (or autosaved write) takes an exclusive
+  `fcntl.flock` on `writer.lock` and holds it until `close()` (or the `with` block ends, or the
+  process exits, even by SIGKILL). Another store, in this process or another, that tries to save
+  there meanwhile gets `StoreConflictError` naming the holder's pid; its writes are not merged.
+  A store also refuses (`StoreConflictError`) to save over a generation another store wrote
+  after it opened the directory, even once that writer closed: reopen and write again.
+- `autosave=True` saves after every batch that writes; a write is acknowledged (the call returns)
+  only after its save switched the manifest. If the save fails (disk full, lock held by another
+  writer), the call raises and the store is rolled back to the state before the batch: memory
+  equals the last durable save. Each save rewrites the whole directory, so autosave suits the
+  small stores of the notebooks; large stores should call `save()` themselves.
+- Within one process a lock serialises mutations and reads, so one store can be shared between
+  threads.
+
+Every batch is validated and embedded before anything changes: a bad namespace label, a value that
+is not JSON, a vector of the wrong size, a NaN, infinite or zero vector raises ValueError /
+TypeError naming the text and item, and leaves the store as it was.
 
 Deliberate differences from InMemoryStore: `list_namespaces` lists only namespaces holding items;
 an update drops the item's old vectors (InMemoryStore keeps stale ones when the indexed fields
-change or `index=False` is passed); `created_at` survives updates; range filters on missing or
-non-numeric values do not match (InMemoryStore raises); with a query, `offset` also pages through
-the unscored items appended after the scored ones.
+change or `index=False` is passed); `created_at` survives updates; with a query, `offset` also
+pages through the unscored items appended after the scored ones. Range filters (`$gt`, `$gte`,
+`$lt`, `$lte`) compare as numbers when both sides convert to float, as InMemoryStore does
+(`"10" > 9`); where InMemoryStore raises instead, FaissStore answers: two strings, one of them
+not a number, compare alphabetically (`"2024-05-01" >= "2024-01-01"`, and `"10" < "2024-01-01"`),
+and a missing value, or a non-numeric string against a number, does not match.
 
-Leaves out: TTL (`supports_ttl` is False), several processes writing one directory, and filters
-evaluated inside FAISS (filters run in Python on the candidate items).
+Leaves out: TTL (`supports_ttl` is False; a `ttl` raises NotImplementedError), several writers on
+one directory at once (refused, not merged), and filters evaluated inside FAISS (filters run in
+Python on the candidate items).
 """
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import math
 import os
@@ -68,7 +93,6 @@ from langgraph.store.base import (
     BaseStore,
     GetOp,
     IndexConfig,
-    InvalidNamespaceError,
     Item,
     ListNamespacesOp,
     MatchCondition,
@@ -83,13 +107,20 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-__all__ = ["FaissStore"]
+__all__ = ["FaissStore", "StoreConflictError"]
 
 FORMAT_VERSION = 1
+LOCK_NAME = "writer.lock"
+LOCK_WAIT = 0.2  # seconds a writer waits out a lock held only to clean up on open
+LOAD_RETRIES = 50  # times a reader re-reads the manifest when a save replaced it mid-read
 _OPERATORS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
 _INDEX_TYPES = ("flat", "hnsw")
 
 NsKey = tuple[tuple[str, ...], str]
+
+
+class StoreConflictError(RuntimeError):
+    """Another FaissStore writes the same directory: it holds the lock, or saved since this one opened it."""
 
 
 def _short(text: str, n: int = 60) -> str:
@@ -288,10 +319,18 @@ class FaissStore(BaseStore):
         self._next_id = 0
         self._n_unindexed = 0  # live items with no vector
         self._ns_nvec: dict[tuple[str, ...], int] = {}  # live vectors per namespace
+        # listing order, the tie-break of equal scores: namespace rank, then item sequence
+        self._ns_rank: dict[tuple[str, ...], int] = {}
+        self._seq: dict[NsKey, int] = {}
+        self._next_seq = 0
         self._index = self._new_index() if self.dims else None
+        self._locks: dict[Path, int] = {}  # directory -> descriptor holding its writer lock
+        self._generation: str | None = None  # the save of self.path this store continues from
 
         if self.path is not None and (self.path / "manifest.json").exists():
             self._load(self.path)
+        if self.path is not None and self.path.is_dir():
+            self._clean_if_unlocked(self.path)
 
     # Configuration
 
@@ -344,7 +383,7 @@ class FaissStore(BaseStore):
         doc_vecs = query_vecs = None
         if plan.texts:
             raw = self.embeddings.embed_documents(plan.texts)
-            doc_vecs = self._check_vectors(raw, plan.texts, "text")
+            doc_vecs = self._check_vectors(raw, plan.texts, "text", plan)
         if plan.queries:
             raw = [self.embeddings.embed_query(q) for q in plan.queries]
             query_vecs = self._check_vectors(raw, plan.queries, "query")
@@ -355,7 +394,7 @@ class FaissStore(BaseStore):
         doc_vecs = query_vecs = None
         if plan.texts:
             raw = await self.embeddings.aembed_documents(plan.texts)
-            doc_vecs = self._check_vectors(raw, plan.texts, "text")
+            doc_vecs = self._check_vectors(raw, plan.texts, "text", plan)
         if plan.queries:
             raw = await asyncio.gather(*(self.embeddings.aembed_query(q) for q in plan.queries))
             query_vecs = self._check_vectors(list(raw), plan.queries, "query")
@@ -411,10 +450,6 @@ class FaissStore(BaseStore):
             plan.puts[(ns, key)] = None
             plan.put_texts.pop((ns, key), None)
             return
-        if not ns:
-            raise InvalidNamespaceError(f"namespace cannot be empty (key {key!r})")
-        if ns[0] == "langgraph":
-            raise InvalidNamespaceError(f'root label of a namespace cannot be "langgraph": {ns!r}')
         if not isinstance(op.value, Mapping):
             raise TypeError(f"value for {ns!r}/{key!r} must be a dict, got {op.value!r}")
         value = _json_copy(op.value, f"value for {ns!r}/{key!r}")
@@ -435,8 +470,17 @@ class FaissStore(BaseStore):
                     pairs.append((path, found[0]))
         plan.put_texts[(ns, key)] = pairs
 
-    def _check_vectors(self, raw: Any, texts: list[str], kind: str) -> np.ndarray:
-        """Turn embedder output into unit float32 rows, or raise naming the bad text."""
+    def _check_vectors(
+        self, raw: Any, texts: list[str], kind: str, plan: _Plan | None = None
+    ) -> np.ndarray:
+        """Turn embedder output into unit float32 rows, or raise naming the bad text (and item)."""
+
+        def who(text: str) -> str:
+            for (ns, key), pairs in (plan.put_texts if plan else {}).items():
+                if any(t == text for _, t in pairs):
+                    return f" (item {ns!r}/{key!r})"
+            return ""
+
         try:
             n = len(raw)
         except TypeError:
@@ -456,25 +500,30 @@ class FaissStore(BaseStore):
                     row = np.asarray(v, dtype=np.float64)
                 except (TypeError, ValueError):
                     raise TypeError(
-                        f"embedding for {kind} {_short(t)} is not a vector of numbers: {v!r:.80}"
+                        f"embedding for {kind} {_short(t)}{who(t)} is not a vector of numbers: "
+                        f"{v!r:.80}"
                     ) from None
                 if row.shape != (self.dims,):
                     raise ValueError(
-                        f"embedding for {kind} {_short(t)} has shape {row.shape}, "
+                        f"embedding for {kind} {_short(t)}{who(t)} has shape {row.shape}, "
                         f"expected ({self.dims},) as index['dims'] says"
                     )
             raise ValueError(f"embed returned vectors of inconsistent shape for {len(texts)} texts")
         finite = np.isfinite(arr).all(axis=1)
         if not finite.all():
             t = texts[int(np.argmin(finite))]
-            raise ValueError(f"embedding for {kind} {_short(t)} contains NaN or infinity")
-        norms = np.linalg.norm(arr, axis=1)
-        if (norms <= 1e-12).any():
-            t = texts[int(np.argmax(norms <= 1e-12))]
+            raise ValueError(f"embedding for {kind} {_short(t)}{who(t)} contains NaN or infinity")
+        # Scale by the largest component first: the norm of a vector of 1e300s overflows.
+        scale = np.abs(arr).max(axis=1)
+        if (scale == 0).any():
+            t = texts[int(np.argmax(scale == 0))]
             raise ValueError(
-                f"embedding for {kind} {_short(t)} is a zero vector; cosine similarity is undefined"
+                f"embedding for {kind} {_short(t)}{who(t)} is a zero vector; cosine similarity "
+                "is undefined"
             )
-        return np.ascontiguousarray((arr / norms[:, None]).astype(np.float32))
+        arr = arr / scale[:, None]
+        unit = arr / np.linalg.norm(arr, axis=1)[:, None]
+        return np.ascontiguousarray(unit.astype(np.float32))
 
     # Execution, under the lock
 
@@ -493,11 +542,42 @@ class FaissStore(BaseStore):
                     results[i] = self._search(op, qmap.get(op.query) if op.query else None)
                 else:
                     results[i] = self._list_namespaces(op)
-            if plan.puts:
+            if plan.puts and not self.autosave:
                 self._apply_puts(plan, doc_vecs)
-                if self.autosave:
+                self._maybe_rebuild()
+            elif plan.puts:
+                before, generation = self._state(), self._generation
+                self._index = faiss.clone_index(self._index) if self._index is not None else None
+                try:
+                    self._apply_puts(plan, doc_vecs)
                     self.save()
+                except BaseException:
+                    if self._generation == generation:  # not saved: the write did not happen
+                        self._restore(before)
+                    raise
+                self._maybe_rebuild()
         return results
+
+    _STATE = (
+        "_data", "_vec_ids", "_owner", "_tombstones", "_next_id", "_n_unindexed",
+        "_ns_nvec", "_ns_rank", "_seq", "_next_seq", "_index",
+    )  # fmt: skip
+
+    def _state(self) -> dict:
+        """Copies of everything a batch changes, but the FAISS index (the batch edits a clone)."""
+        state = {}
+        for name in self._STATE:
+            v = getattr(self, name)
+            if name == "_data":
+                v = {ns: dict(items) for ns, items in v.items()}
+            elif isinstance(v, (dict, set)):
+                v = v.copy()
+            state[name] = v
+        return state
+
+    def _restore(self, state: dict) -> None:
+        for name, v in state.items():
+            setattr(self, name, v)
 
     @staticmethod
     def _copy_item(item: Item, score: float | None = None, search: bool = False) -> Item:
@@ -558,9 +638,14 @@ class FaissStore(BaseStore):
             if value is None:
                 if old is not None:
                     del items[key]
+                    del self._seq[nk]
                 continue
             if items is None:
                 items = self._data[ns] = {}
+                self._ns_rank[ns] = len(self._ns_rank)
+            if old is None:
+                self._seq[nk] = self._next_seq
+                self._next_seq += 1
             items[key] = Item(
                 value=value,
                 key=key,
@@ -576,6 +661,8 @@ class FaissStore(BaseStore):
                     self._owner[vid] = nk
             else:
                 self._n_unindexed += 1
+
+    def _maybe_rebuild(self) -> None:
         if self._tombstones and len(self._tombstones) > self.rebuild_fraction * self._index.ntotal:
             self._rebuild()
 
@@ -690,15 +777,17 @@ class FaissStore(BaseStore):
     ) -> list:
         """Top `need` items by max inner product over their vectors: [(score, (ns, key))].
 
-        subset: the only vector ids allowed (exact numpy if small, else a FAISS IDSelector);
-        accept: the only namespaces allowed, checked after an over-fetching FAISS search.
+        Equal scores keep listing order, on every path, so pages through ties neither repeat nor
+        skip items. subset: the only vector ids allowed, in listing order (exact numpy if small,
+        else a FAISS IDSelector); accept: the only namespaces allowed, checked after an
+        over-fetching FAISS search.
         """
         if need <= 0 or not self._owner or (subset is not None and not subset):
             return []
         out: list[tuple[float, NsKey]] = []
         seen: set[NsKey] = set()
 
-        def collect(scores: Iterable[float], ids: Iterable[int]) -> None:
+        def collect(scores: Iterable[float], ids: Iterable[int], stop: int = 0) -> None:
             for s, vid in zip(scores, ids, strict=False):
                 owner = self._owner.get(int(vid))
                 if owner is None or owner in seen:  # -1, tombstone, or a weaker vector
@@ -707,14 +796,14 @@ class FaissStore(BaseStore):
                     continue
                 seen.add(owner)
                 out.append((float(s), owner))
-                if len(out) >= need:
+                if len(out) == stop:
                     return
 
         if subset is not None and len(subset) <= self.exact_threshold:
             ids = np.asarray(subset, dtype=np.int64)
             scores = self._index.reconstruct_batch(ids) @ qvec
-            order = np.argsort(-scores, kind="stable")
-            collect(scores[order].tolist(), ids[order].tolist())
+            order = np.argsort(-scores, kind="stable")  # ties stay in listing order
+            collect(scores[order].tolist(), ids[order].tolist(), stop=need)
             return out
 
         total = self._index.ntotal
@@ -724,9 +813,10 @@ class FaissStore(BaseStore):
             reachable = len(subset)
         else:
             reachable = total - len(self._tombstones) if accept is None else total
+        # One hit more than needed: if it scores below the need-th, no tie was cut off.
         k = min(
             total,
-            int(need / max(fraction, 1e-9)) + (len(self._tombstones) if subset is None else 0),
+            int(need / max(fraction, 1e-9)) + 1 + (len(self._tombstones) if subset is None else 0),
         )
         query = qvec.reshape(1, -1)
         while True:
@@ -740,9 +830,19 @@ class FaissStore(BaseStore):
             out.clear()
             seen.clear()
             collect(scores[0].tolist(), ids[0].tolist())
-            if len(out) >= need or k >= total or len(seen) >= reachable:
-                return out
+            exhausted = k >= total or len(seen) >= reachable
+            if len(out) >= need:
+                # FAISS cuts ties at k arbitrarily: fetch until the last hit scores below the
+                # need-th item, so every item tied with it is among the hits, then order ties.
+                returned = scores[0][ids[0] >= 0]
+                if exhausted or returned[-1] < out[need - 1][0]:
+                    break
+            elif exhausted:
+                break
             k = min(total, k * 4)
+        rank, seq = self._ns_rank, self._seq
+        out.sort(key=lambda hit: (-hit[0], rank[hit[1][0]], seq[hit[1]]))
+        return out[:need]
 
     # Persistence
 
@@ -755,13 +855,80 @@ class FaissStore(BaseStore):
             "ef_construction": self.ef_construction,
         }
 
+    def _is_home(self, target: Path) -> bool:
+        return self.path is not None and target.resolve() == self.path.resolve()
+
+    def _acquire(self, target: Path) -> None:
+        """Hold the directory's writer lock for the life of this store, or raise StoreConflictError."""
+        where = target.resolve()
+        if where in self._locks:
+            return
+        fd = os.open(where / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() < deadline:
+                    time.sleep(0.01)
+                    continue
+                holder = os.pread(fd, 64, 0).decode("utf-8", "replace").strip() or "?"
+                os.close(fd)
+                raise StoreConflictError(
+                    f"{str(target)!r} is locked by another FaissStore (process {holder}) that "
+                    "writes it: one writer per directory. close() the other store, or open this "
+                    "one only to read"
+                ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._locks[where] = fd
+
+    def close(self) -> None:
+        """Release the directory locks this store holds; the store stays usable in memory."""
+        with self._lock:
+            locks, self._locks = self._locks, {}
+            for fd in locks.values():
+                os.close(fd)  # closing the descriptor releases its flock
+
+    def __enter__(self) -> FaissStore:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        for fd in getattr(self, "_locks", {}).values():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
     def save(self, path: str | os.PathLike | None = None) -> Path:
-        """Write the index and item table to a directory, switching over atomically; return it."""
+        """Write the index and item table to a directory, switching over atomically; return it.
+
+        The first save takes the directory's writer lock (StoreConflictError if another store
+        holds it) and keeps it until close(). Saving to the store's own path also refuses, with
+        StoreConflictError, when another store saved there since this one opened it.
+        """
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("save() needs a directory: pass path=... here or to FaissStore()")
         with self._lock:
             target.mkdir(parents=True, exist_ok=True)
+            fresh = target.resolve() not in self._locks
+            self._acquire(target)
+            home = self._is_home(target)
+            if home:
+                on_disk = _read_generation(target)
+                if on_disk != self._generation:
+                    if fresh:  # a stale store does not keep other writers out
+                        os.close(self._locks.pop(target.resolve()))
+                    raise StoreConflictError(
+                        f"{str(target)!r} was saved by another FaissStore since this one opened it "
+                        f"(generation {on_disk} on disk, {self._generation} here); saving would "
+                        "drop its writes. Reopen the directory and apply your writes again"
+                    )
             gen = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
             table = {
                 "next_id": self._next_id,
@@ -784,7 +951,8 @@ class FaissStore(BaseStore):
                 ],
             }
             items_name = f"items-{gen}.json"
-            _fsync_write(target / items_name, json.dumps(table, ensure_ascii=False).encode())
+            data = json.dumps(table, ensure_ascii=False).encode("utf-8")
+            _fsync_write(target / items_name, data)
             index_name = None
             if self._index is not None:
                 index_name = f"index-{gen}.faiss"
@@ -796,15 +964,15 @@ class FaissStore(BaseStore):
                 "items": items_name,
                 "index": index_name,
             }
-            _fsync_write(target / "manifest.json", json.dumps(manifest, indent=1).encode())
+            _fsync_write(target / "manifest.json", json.dumps(manifest, indent=1).encode("utf-8"))
+            if home:
+                self._generation = gen  # the switch is done: this save is the current state
             dir_fd = os.open(target, os.O_RDONLY)
             try:
                 os.fsync(dir_fd)
             finally:
                 os.close(dir_fd)
-            for old in list(target.glob("items-*.json")) + list(target.glob("index-*.faiss")):
-                if old.name not in (items_name, index_name):
-                    old.unlink()
+            _remove_stale(target, {items_name, index_name})
         return target
 
     @classmethod
@@ -814,8 +982,47 @@ class FaissStore(BaseStore):
             raise FileNotFoundError(f"no saved FaissStore in {str(path)!r} (manifest.json missing)")
         return cls(path=path, **kwargs)
 
+    def _clean_if_unlocked(self, path: Path) -> None:
+        """Remove files left by interrupted saves, unless a writer holds the directory."""
+        try:
+            fd = os.open(path / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:  # a read-only directory: nothing to clean, nothing we could
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # a writer is at work; it cleans up after its own saves
+            os.close(fd)
+            return
+        try:
+            keep: set[str | None] = set()
+            if (path / "manifest.json").exists():
+                manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+                keep = {manifest.get("items"), manifest.get("index")}
+            _remove_stale(path, keep)
+        finally:
+            os.close(fd)
+
+    def _read_generation_files(self, path: Path) -> tuple[dict, dict, np.ndarray | None]:
+        """Manifest, item table and raw index of one complete generation.
+
+        A save running at the same time may replace the manifest and delete the files it named
+        between our reads; then the manifest has moved on and we read the new generation.
+        """
+        for _attempt in range(LOAD_RETRIES):
+            manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+            try:
+                table = json.loads((path / manifest["items"]).read_text(encoding="utf-8"))
+                raw = None
+                if manifest["index"] is not None:
+                    raw = np.fromfile(path / manifest["index"], dtype=np.uint8)
+                return manifest, table, raw
+            except FileNotFoundError:
+                if _read_generation(path) == manifest["generation"]:
+                    raise  # not a concurrent save: the directory is damaged
+        raise RuntimeError(f"{path}: the manifest changed {LOAD_RETRIES} times while reading it")
+
     def _load(self, path: Path) -> None:
-        manifest = json.loads((path / "manifest.json").read_text())
+        manifest, table, raw = self._read_generation_files(path)
         if manifest.get("format") != FORMAT_VERSION:
             raise ValueError(f"{path}: unsupported format {manifest.get('format')!r}")
         config = manifest["config"]
@@ -836,11 +1043,11 @@ class FaissStore(BaseStore):
                         f"but this store was configured with {name}={mine[name]!r}"
                     )
             self.hnsw_m, self.ef_construction = config["hnsw_m"], config["ef_construction"]
-        table = json.loads((path / manifest["items"]).read_text())
         data: dict[tuple[str, ...], dict[str, Item]] = {}
         vec_ids: dict[NsKey, dict[str, int]] = {}
         owner: dict[int, NsKey] = {}
         ns_nvec: dict[tuple[str, ...], int] = {}
+        seq: dict[NsKey, int] = {}
         n_unindexed = 0
         for ns_list, rows in table["namespaces"]:
             ns = tuple(ns_list)
@@ -853,6 +1060,7 @@ class FaissStore(BaseStore):
                     created_at=datetime.fromisoformat(created),
                     updated_at=datetime.fromisoformat(updated),
                 )
+                seq[(ns, key)] = len(seq)
                 if ids:
                     vec_ids[(ns, key)] = {p: int(v) for p, v in ids.items()}
                     ns_nvec[ns] = ns_nvec.get(ns, 0) + len(ids)
@@ -861,8 +1069,7 @@ class FaissStore(BaseStore):
                 else:
                     n_unindexed += 1
         index = self._index
-        if manifest["index"] is not None:
-            raw = np.fromfile(path / manifest["index"], dtype=np.uint8)
+        if raw is not None:
             index = faiss.deserialize_index(raw)
             expected = len(owner) + len(table["tombstones"])
             if index.ntotal != expected or index.d != self.dims:
@@ -870,12 +1077,35 @@ class FaissStore(BaseStore):
                     f"{path}: index holds {index.ntotal} vectors of {index.d} dims, "
                     f"item table expects {expected} of {self.dims}"
                 )
-        self._data, self._vec_ids, self._owner = data, vec_ids, owner
-        self._tombstones = set(table["tombstones"])
         used = max(max(owner, default=-1), max(table["tombstones"], default=-1))
         if table["next_id"] <= used:
             raise ValueError(f"{path}: next_id {table['next_id']} would reuse vector id {used}")
+        self._data, self._vec_ids, self._owner = data, vec_ids, owner
+        self._tombstones = set(table["tombstones"])
         self._next_id = table["next_id"]
         self._n_unindexed = n_unindexed
         self._ns_nvec = ns_nvec
+        self._seq, self._next_seq = seq, len(seq)
+        self._ns_rank = {ns: r for r, ns in enumerate(data)}
         self._index = index
+        self._generation = manifest["generation"]
+
+
+def _read_generation(path: Path) -> str | None:
+    """The generation the directory's manifest names, or None if nothing was saved there."""
+    try:
+        text = (path / "manifest.json").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    return json.loads(text)["generation"]
+
+
+def _remove_stale(path: Path, keep: set[str | None]) -> None:
+    """Delete generation files the manifest does not name and temporary files of broken saves."""
+    stale = [*path.glob("items-*.json"), *path.glob("index-*.faiss"), *path.glob(".*.tmp")]
+    for old in stale:
+        if old.name not in keep:
+            try:
+                old.unlink()
+            except FileNotFoundError:
+                pass

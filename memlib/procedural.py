@@ -93,18 +93,22 @@ def version_key(version: int) -> str:
 
 def prompt_variables(text: str) -> set[str]:
     """The str.format fields a prompt template uses ('{{' and '}}' are literal braces). Introduced in notebooks/08_procedural_memory.ipynb."""
-    return {field for field, _ in _fields(text)}
+    return {field for field, _, _ in _fields(text)}
 
 
-def _fields(text: Any) -> list[tuple[str, str]]:
-    """(field, format spec) of each replacement field of a format template."""
+def _fields(text: Any) -> list[tuple[str, str, str]]:
+    """(field, format spec, conversion) of each replacement field of a format template."""
     if not isinstance(text, str):
         raise TypeError(f"prompt must be a str, got {type(text).__name__}: {text!r}"[:200])
     try:
         parsed = list(string.Formatter().parse(text))
     except ValueError as err:
         raise ValueError(f"prompt is not a valid format template ({err}): {text[:80]!r}") from err
-    return [(field, spec or "") for _, field, spec, _ in parsed if field is not None]
+    return [
+        (field, spec or "", conversion or "")
+        for _, field, spec, conversion in parsed
+        if field is not None
+    ]
 
 
 def check_prompt(text: str, required_variables=(), max_tokens: int = DEFAULT_MAX_TOKENS) -> int:
@@ -116,12 +120,31 @@ def check_prompt(text: str, required_variables=(), max_tokens: int = DEFAULT_MAX
             f"{type(required_variables).__name__}: {required_variables!r}"
         )
     check_int(max_tokens, "max_tokens", minimum=1)
-    for field, spec in _fields(text):
+    # A stored prompt is data its writer controls: str.format must only substitute values.
+    for field, spec, conversion in _fields(text):
+        written = (
+            "{"
+            + field
+            + (f"!{conversion}" if conversion else "")
+            + (f":{spec}" if spec else "")
+            + "}"
+        )
+        plain = "{" + re.split(r"[.\[]", field)[0] + "}"
         widths = [int(n) for n in re.findall(r"\d+", spec)]
+        if conversion:
+            raise ValueError(
+                f"prompt field {written} has the conversion !{conversion}; write the variable "
+                f"plainly, as {plain}"
+            )
+        if "." in field or "[" in field:
+            raise ValueError(
+                f"prompt field {written} reads an attribute or item of a variable; write the "
+                f"variable plainly, as {plain}"
+            )
         if "{" in spec or any(w > MAX_FORMAT_WIDTH for w in widths):
             raise ValueError(
-                f"prompt field {{{field}:{spec}}} has a nested or wider-than-{MAX_FORMAT_WIDTH} "
-                "format spec; write the variable plainly, as {" + field + "}"
+                f"prompt field {written} has a nested or wider-than-{MAX_FORMAT_WIDTH} format "
+                f"spec; write the variable plainly, as {plain}"
             )
     found = prompt_variables(text)
     missing = sorted(set(required_variables) - found)

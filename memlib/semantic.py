@@ -200,7 +200,7 @@ def patch_profile(store, user_id: str, patch: Mapping[str, Any]) -> dict:
         ) from None
     value = {"kind": "UserProfile", "content": profile.model_dump(mode="json")}
     store.put(namespace_for(PROFILE_NAMESPACE, user_id), key or "profile", value)
-    return value["content"]
+    return profile.model_dump(mode="json")  # a copy: InMemoryStore keeps the dict it was given
 
 
 def fact_item(subject: str, predicate: str, obj: str) -> dict:

@@ -248,6 +248,26 @@ def test_bad_input_check_prompt():
     assert check_prompt("Hi {user_name:>10}", ["user_name"]) > 0  # a modest width is fine
 
 
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("Hi {user_name!r}", r"\{user_name!r\} has the conversion !r"),
+        ("Hi {user_name!s:>5}", r"\{user_name!s:>5\} has the conversion !s"),
+        ("Hi {user_name.__class__}", r"\{user_name.__class__\} reads an attribute"),
+        ("Hi {user_name[0]}", r"\{user_name\[0\]\} reads an attribute or item"),
+        ("Hi {user_name:.100000}", r"\{user_name:.100000\} has a nested or wider"),
+    ],
+)
+def test_check_prompt_refuses_format_tricks_naming_them(store, text, needle):
+    """A stored prompt is data its writer controls: only plain substitution passes the guardrail."""
+    with pytest.raises(ValueError, match=needle):
+        check_prompt(text, ["user_name"])
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=needle):
+        propose_prompt(store, "support", text, feedback="x", author="bob")
+    assert snapshot(store) == before
+
+
 def test_bad_input_create_prompt():
     store = InMemoryStore()
     with pytest.raises(TypeError, match="NoneType"):
@@ -346,3 +366,8 @@ def test_versioning_through_a_scoped_store():
     rollback(view, "support", reviewer="lead", now=NOW)
     assert active_prompt(view, "support") == V1
     assert view.get(("prompts", "support"), "system@v2").value["written_by"] == "ops"
+    propose_prompt(view, "support", V2 + " Be brief.", feedback="terser", author="bob", now=NOW)
+    assert (
+        reject(view, "support", 3, reviewer="lead", note="too terse", now=NOW).status == "rejected"
+    )
+    assert get_version(view, "support", 3).review_note == "too terse"

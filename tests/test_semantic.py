@@ -259,6 +259,16 @@ def test_patch_profile_patches_one_document(kind):
     assert len(items) == 1 and items[0].value["kind"] == "UserProfile"
 
 
+@pytest.mark.parametrize("kind", ["memory", "faiss"])
+def test_patch_profile_returns_a_copy_not_the_stored_profile(kind):
+    """InMemoryStore keeps the dict it is given: mutating the result used to rewrite the store."""
+    store = make_store(kind)
+    patched = patch_profile(store, "ana", {"name": "Ana", "expertise": ["Spark"]})
+    patched["name"] = "Mallory"
+    patched["expertise"].append("forged")
+    assert read_profile(store, "ana")[1] == {**patched, "name": "Ana", "expertise": ["Spark"]}
+
+
 def test_patch_profile_keeps_the_key_langmem_wrote():
     from langmem import create_memory_store_manager
 
