@@ -3,19 +3,24 @@
 Provides four buffers that share one interface (`add`, `extend`, `messages`, `prompt_tokens`,
 from `BufferBase`; a buffer overrides `_select` to say which suffix of the history it keeps):
 `FullBuffer` (everything), `SlidingWindowBuffer` (the system prompt pinned plus the last k turns or
-messages), `TokenTrimBuffer` (the most recent turns that fit a budget of real tiktoken counts,
-through langchain_core's `trim_messages` with its pitfalls fixed) and `SummaryBuffer` (recent turns
+messages), `TokenTrimBuffer` (the most recent turns that fit a budget of real tiktoken counts:
+langchain_core's `trim_messages` cut with its pitfalls fixed) and `SummaryBuffer` (recent turns
 verbatim within a token budget, older ones folded into a running summary written by the chat
 model). Also the pure functions behind them: `validate_messages`, `tool_pairs_intact`,
 `turn_starts`, `trim_to_budget`, and `load_conversation` for the JSONL fixtures in
 data/conversations/. The buffers and trim_to_budget (with their helpers) are written in notebook
-01's cells (`# @save memlib.buffers`); this is their copy.
+01's cells (`# @save memlib.buffers`); this is their copy. With a TokenCounter, trim_to_budget
+walks back from the newest message over cached per-message counts and stops at the first turn
+that does not fit, so a call costs what it keeps (well under a millisecond for a few hundred
+kept messages), however long the history; benchmarks/tokens.py measures it against
+trim_messages, and tests/test_buffers.py checks that both make the same cut.
 
 Every cut is tool-pair safe: buffers cut only where a human turn starts, so an AI message that
 carries tool_calls always stays with its ToolMessages, and the system prompt is always first.
 Bad input (empty or whitespace content, non-string content, an orphan ToolMessage, a budget
 smaller than the system prompt) raises ValueError naming the bad value and leaves the buffer as
-it was.
+it was. trim_to_budget with a TokenCounter checks the messages it keeps and never reads the
+prefix it drops (a defect there cannot reach the prompt).
 
 Leaves out: persistence (LangGraph checkpointers do that), multimodal content blocks, more than
 one system message, and retrieval over past messages (notebook 01 does that with a vector store).
@@ -39,7 +44,7 @@ from langchain_core.messages import (
 
 from memlib.checks import check_messages, check_str
 from memlib.fixtures import DATA_DIR
-from memlib.tokens import TokenCounter
+from memlib.tokens import TOKENS_PER_REPLY, TokenCounter
 
 CONVERSATIONS = DATA_DIR / "conversations"
 
@@ -105,18 +110,23 @@ def _advance(message, pending: frozenset, where: str) -> frozenset:
     raise ValueError(f"{where}: unsupported message type {type(message).__name__}")
 
 
-def validate_messages(messages: Sequence[BaseMessage]) -> frozenset:
+def validate_messages(messages: Sequence[BaseMessage], start: int = 0) -> frozenset:
     """Raise ValueError on a malformed history; return the tool-call ids still awaiting results.
 
-    The first message may be a SystemMessage. Introduced in notebooks/01_conversation_buffers.ipynb.
+    The first message may be a SystemMessage. With `start`, only the system prompt and
+    messages[start:] are checked (start should be where a turn begins): how trim_to_budget checks
+    what it keeps without reading the prefix it drops.
+    Introduced in notebooks/01_conversation_buffers.ipynb.
     """
     messages = message_list(messages)
+    if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(messages):
+        raise ValueError(f"start must be an integer in 0..{len(messages)}, got {start!r}")
     pending: frozenset = frozenset()
-    start = 0
+    first = 0
     if messages and isinstance(messages[0], SystemMessage):
         _check_content(messages[0], "message 0")
-        start = 1
-    for i in range(start, len(messages)):
+        first = 1
+    for i in range(max(first, start), len(messages)):
         pending = _advance(messages[i], pending, f"message {i}")
     return pending
 
@@ -189,30 +199,31 @@ def check_budget(name: str, value, minimum: int = 1) -> int:
 # --- token-aware trimming ---------------------------------------------------------------------
 
 
+def _check_fits(
+    head: list[BaseMessage], rest: list[BaseMessage], max_tokens: int, counter: TokenCounterFn
+) -> int | None:
+    """Raise ValueError when max_tokens cannot hold the system prompt (head) or the latest turn
+    of rest with it; return where that turn starts (None when rest has no human message)."""
+    if head and counter(head) > max_tokens:
+        raise ValueError(
+            f"max_tokens={max_tokens} is smaller than the system prompt ({counter(head)} tokens)"
+        )
+    humans = (i for i in range(len(rest) - 1, -1, -1) if isinstance(rest[i], HumanMessage))
+    latest = next(humans, None)  # looks back from the end: reads only the latest turn
+    if latest is not None and counter([*head, *rest[latest:]]) > max_tokens:
+        raise ValueError(
+            f"max_tokens={max_tokens} cannot hold the latest turn: it needs "
+            f"{counter([*head, *rest[latest:]])} tokens with the system prompt"
+        )
+    return latest
+
+
 def _list_overhead(counter: TokenCounterFn, message: BaseMessage) -> int:
     """Tokens the counter adds once per list (OpenAI's reply priming), 0 for plain sums."""
     return 2 * counter([message]) - counter([message, message])
 
 
-def _check_fits(
-    head: list[BaseMessage], rest: list[BaseMessage], max_tokens: int, counter: TokenCounterFn
-) -> list[int]:
-    """Raise ValueError when max_tokens cannot hold the system prompt (head) or the latest turn
-    of rest with it; return the turn starts of rest."""
-    if head and counter(head) > max_tokens:
-        raise ValueError(
-            f"max_tokens={max_tokens} is smaller than the system prompt ({counter(head)} tokens)"
-        )
-    starts = turn_starts(rest)
-    if starts and counter([*head, *rest[starts[-1] :]]) > max_tokens:
-        raise ValueError(
-            f"max_tokens={max_tokens} cannot hold the latest turn: it needs "
-            f"{counter([*head, *rest[starts[-1] :]])} tokens with the system prompt"
-        )
-    return starts
-
-
-def _check_kept(kept, head, rest, starts, max_tokens: int, counter: TokenCounterFn) -> None:
+def _check_kept(kept, head, rest, latest, max_tokens: int, counter: TokenCounterFn) -> None:
     """Belt and braces: kept must be the system prompt plus a suffix of rest cut at a turn start,
     within max_tokens, and not empty when rest has a turn; otherwise RuntimeError."""
     tail = kept[len(head) :]
@@ -222,9 +233,40 @@ def _check_kept(kept, head, rest, starts, max_tokens: int, counter: TokenCounter
             tail
             and (not isinstance(tail[0], HumanMessage) or rest[len(rest) - len(tail) :] != tail)
         )
-        or (starts and not tail)
+        or (latest is not None and not tail)
     ):
         raise RuntimeError(f"trim_messages returned an unsafe selection of {len(kept)} messages")
+
+
+def _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter) -> list:
+    """The cut made by trim_messages, for a counter that only counts whole lists. Its binary
+    search counts the whole history about log2(len) times, so this costs more every turn."""
+    validate_messages(messages)
+    # trim_messages subtracts counter([system]) from the budget and then counts the rest as a
+    # separate list, so a per-list overhead is charged twice; give that back.
+    slack = _list_overhead(counter, head[0]) if head else 0
+    kept = trim_messages(
+        messages,
+        max_tokens=max_tokens + slack,
+        token_counter=counter,
+        strategy="last",
+        include_system=True,
+        start_on="human",
+    )
+    _check_kept(kept, head, rest, latest, max_tokens, counter)
+    return kept
+
+
+def _walk_back(rest: list[BaseMessage], room: int, counter: TokenCounter) -> int:
+    """Where the longest suffix of rest whose per-message counts sum to at most room starts:
+    walk back from the newest message and stop at the first one that does not fit."""
+    start, used = len(rest), 0
+    while start > 0:
+        used += counter.message(rest[start - 1])  # cached after the first count
+        if used > room:
+            break
+        start -= 1
+    return start
 
 
 def trim_to_budget(
@@ -234,36 +276,33 @@ def trim_to_budget(
 ) -> list[BaseMessage]:
     """The system prompt plus the most recent whole turns that fit in max_tokens.
 
-    Wraps `trim_messages(strategy="last", include_system=True, start_on="human")` and fixes what
-    it gets wrong on its own: it returns a system prompt larger than the budget (over budget,
-    silently), it returns no turn at all when the latest one does not fit (the question vanishes),
-    and it charges the per-prompt reply overhead twice. Here the first two raise ValueError and
-    the overhead is given back. `start_on="human"` is what keeps tool-call pairs together: the
-    kept part always starts at a turn. Introduced in notebooks/01_conversation_buffers.ipynb.
+    The cut of `trim_messages(strategy="last", include_system=True, start_on="human")`, without
+    what that gets wrong on its own: it returns a system prompt larger than the budget (over
+    budget, silently), it returns no turn at all when the latest one does not fit (the question
+    vanishes), and it charges the per-prompt reply overhead twice. Here the first two raise
+    ValueError. With a TokenCounter (cached per-message counts, whose sum plus a fixed reply
+    overhead is a prompt's count) it walks back from the newest message and stops at the first
+    turn that does not fit, so its cost follows what it keeps, not the length of the history; it
+    validates the kept messages and never reads the dropped prefix. Any other counter goes
+    through trim_messages itself (the whole history is validated and counted).
+    Introduced in notebooks/01_conversation_buffers.ipynb.
     """
     check_budget("max_tokens", max_tokens)
     counter = check_counter(token_counter)
     messages = message_list(messages)
-    validate_messages(messages)
-    if not messages:
-        return []
-    system = messages[0] if isinstance(messages[0], SystemMessage) else None
-    rest = messages[1:] if system is not None else messages
-    head = [system] if system is not None else []
-    starts = _check_fits(head, rest, max_tokens, counter)
-    # trim_messages subtracts counter([system]) from the budget and then counts the rest as a
-    # separate list, so a per-list overhead is charged twice; give that back.
-    slack = _list_overhead(counter, system) if system is not None else 0
-    kept = trim_messages(
-        messages,
-        max_tokens=max_tokens + slack,
-        token_counter=counter,
-        strategy="last",
-        include_system=True,
-        start_on="human",
-    )
-    _check_kept(kept, head, rest, starts, max_tokens, counter)
-    return kept
+    head = messages[:1] if messages and isinstance(messages[0], SystemMessage) else []
+    rest = messages[len(head) :]
+    latest = _check_fits(head, rest, max_tokens, counter)
+    if not isinstance(counter, TokenCounter):
+        return _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter)
+    if latest is None:  # no human turn at all: nothing after the system prompt can be kept
+        validate_messages(messages)
+        return head
+    room = max_tokens - (counter(head) if head else TOKENS_PER_REPLY)
+    start = _walk_back(rest, room, counter)
+    cut = next(i for i in range(start, latest + 1) if isinstance(rest[i], HumanMessage))
+    validate_messages(messages, start=len(head) + cut)  # only the kept part is read
+    return [*head, *rest[cut:]]
 
 
 # --- buffers ----------------------------------------------------------------------------------

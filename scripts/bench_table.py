@@ -1,9 +1,23 @@
-"""Print benchmarks/results/recall_latency.json as the Markdown table the README shows."""
+"""Print the README's benchmark tables from benchmarks/results/*.json.
 
+Usage: python scripts/bench_table.py [NAME ...]   (default: every benchmark with results)
+NAME is one of BENCHMARKS: recall_latency (its table is drawn here), or a benchmarks/<NAME>.py
+that defines `table(result) -> str` (tokens, notebooks, calls, eval): its JSON is read from
+benchmarks/results/<NAME>.json and drawn by that function, the same one the benchmark prints with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
 import json
+import sys
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "recall_latency.json"
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+RESULTS = BENCH / "results"
+BENCHMARKS = ("recall_latency", "tokens", "notebooks", "calls", "eval")
 NAMES = {
     "inmemory": "LangGraph InMemoryStore",
     "faiss_flat": "FaissStore, exact",
@@ -17,17 +31,61 @@ def ms(x: float) -> str:
     return f"{x:.3f}" if x < 1 else f"{x:,.1f}"
 
 
-def main() -> None:
-    rows = [r for r in json.loads(RESULTS.read_text()) if r["store"] in NAMES]
+def recall_latency_table(rows: list[dict]) -> str:
+    rows = [r for r in rows if r["store"] in NAMES]
     base = {r["n"]: r for r in rows if r["store"] == "inmemory"}
-    print("| store | n | p50 ms | p95 ms | speed-up vs InMemoryStore (p50) | recall@10 | RSS MB |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    lines = [
+        "| store | n | p50 ms | p95 ms | speed-up vs InMemoryStore (p50) | recall@10 | RSS MB |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in sorted(rows, key=lambda r: (r["n"], list(NAMES).index(r["store"]))):
         speedup = base[r["n"]]["p50_ms"] / r["p50_ms"]
-        print(
+        lines.append(
             f"| {NAMES[r['store']]} | {r['n']:,} | {ms(r['p50_ms'])} | {ms(r['p95_ms'])} "
             f"| {speedup:,.0f}x | {r['recall_at_10']:.3f} | {r['rss_mb']:,.0f} |"
         )
+    return "\n".join(lines)
+
+
+def load_benchmark(name: str):
+    """benchmarks/<name>.py as a module (not run: its main() is behind __main__)."""
+    path = BENCH / f"{name}.py"
+    sys.path.insert(0, str(ROOT))  # the benchmarks import memlib
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def render(name: str, results: Path = RESULTS) -> str:
+    """The README table of one benchmark, from its JSON."""
+    if name not in BENCHMARKS:
+        raise ValueError(f"unknown benchmark {name!r}; expected one of {BENCHMARKS}")
+    path = results / f"{name}.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"no results at {path}: run `python benchmarks/{name}.py` first")
+    data = json.loads(path.read_text())
+    if name == "recall_latency":
+        return recall_latency_table(data)
+    module = load_benchmark(name)
+    if not callable(getattr(module, "table", None)):
+        raise ValueError(f"benchmarks/{name}.py defines no table(result) function")
+    return module.table(data)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", help=f"benchmarks to print, of {', '.join(BENCHMARKS)}")
+    args = parser.parse_args(argv)
+    names = args.names or [n for n in BENCHMARKS if (RESULTS / f"{n}.json").is_file()]
+    for i, name in enumerate(names):
+        try:
+            text = render(name)
+        except (ValueError, FileNotFoundError) as exc:
+            raise SystemExit(str(exc)) from None
+        if len(names) > 1:
+            print(f"{'' if i == 0 else chr(10)}<!-- {name}: benchmarks/results/{name}.json -->")
+        print(text)
 
 
 if __name__ == "__main__":

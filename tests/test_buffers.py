@@ -528,3 +528,114 @@ def test_bad_input_validate_messages():
         validate_messages([HumanMessage("a"), 7])
     with pytest.raises(ValueError, match="message 0.*empty or whitespace"):
         validate_messages([HumanMessage(" ")])
+
+
+# --- trim_to_budget walks back from the end: same cut as trim_messages, cost of what it keeps ---
+
+
+def plain_trim(messages, budget, counter):
+    """langchain_core's trim_messages with trim_to_budget's options (reply overhead given back)."""
+    from langchain_core.messages import trim_messages
+
+    has_system = bool(messages) and isinstance(messages[0], SystemMessage)
+    return trim_messages(
+        messages,
+        max_tokens=budget + (3 if has_system else 0),
+        token_counter=counter,
+        strategy="last",
+        include_system=True,
+        start_on="human",
+    )
+
+
+@st.composite
+def prompts(draw):
+    """A history with or without a system prompt, sometimes opened by AI messages (no turn yet)."""
+    head = [SystemMessage(draw(words))] if draw(st.booleans()) else []
+    lead = [AIMessage(draw(words)) for _ in range(draw(st.integers(0, 2)))]
+    return [*head, *lead, *draw(conversations())]
+
+
+def outcome(fn):
+    try:
+        return fn()
+    except ValueError as exc:
+        return f"ValueError: {exc}"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    messages=prompts(),
+    budget=st.integers(1, 700),
+    encoding=st.sampled_from(["o200k_base", "cl100k_base"]),
+)
+def test_walk_from_the_end_matches_trim_messages(messages, budget, encoding):
+    counter = TokenCounter(encoding)
+    fast = outcome(lambda: trim_to_budget(messages, budget, counter))
+    # any counter that is not a TokenCounter takes the trim_messages path
+    via_trim_messages = outcome(lambda: trim_to_budget(messages, budget, lambda m: counter(m)))
+    assert fast == via_trim_messages
+    if isinstance(fast, list):
+        assert fast == plain_trim(messages, budget, counter)
+        assert counter(fast) <= budget
+    else:  # refused: exactly when the system prompt or the latest turn does not fit
+        head = messages[:1] if messages and isinstance(messages[0], SystemMessage) else []
+        starts = turn_starts(messages)
+        latest = messages[starts[-1] :] if starts else []
+        assert counter(head) > budget or counter([*head, *latest]) > budget
+
+
+class CountingCounter(TokenCounter):
+    """A TokenCounter that records how many messages it was asked to count."""
+
+    def __init__(self):
+        super().__init__()
+        self.reads = 0
+
+    def message(self, message):
+        self.reads += 1
+        return super().message(message)
+
+
+def long_history(n_turns: int) -> list:
+    return [m for i in range(n_turns) for m in tool_turn(i)]
+
+
+def test_trim_to_budget_reads_what_it_keeps_not_the_history():
+    reads = {}
+    for n_turns in (20, 500):
+        counter = CountingCounter()
+        kept = trim_to_budget([SystemMessage(SYSTEM), *long_history(n_turns)], 300, counter)
+        assert 1 < len(kept) < 4 * 20
+        reads[n_turns] = counter.reads
+    assert reads[500] == reads[20] < 4 * len(kept)  # flat: 25x the history, the same reads
+
+
+def test_trim_to_budget_never_reads_the_dropped_prefix():
+    # An orphan ToolMessage far back in the history is not part of the prompt: not read.
+    history = [HumanMessage("hi"), ToolMessage("stray", tool_call_id="nobody"), *long_history(50)]
+    kept = trim_to_budget([SystemMessage(SYSTEM), *history], 200)
+    assert kept[1:] == history[len(history) - len(kept) + 1 :]
+    # Kept, it is refused, with its position in the whole list.
+    with pytest.raises(ValueError, match="message 2: orphan ToolMessage"):
+        trim_to_budget([SystemMessage(SYSTEM), *history], 100_000)
+    # A counter without per-message counts goes through trim_messages, which reads everything:
+    # there the whole history is validated, as before.
+    with pytest.raises(ValueError, match="message 2: orphan ToolMessage"):
+        trim_to_budget([SystemMessage(SYSTEM), *history], 200, lambda ms: COUNTER(ms))
+    # A bad message inside the kept part is refused even when it is not the first one read.
+    bad = [*long_history(3), HumanMessage("ok"), SystemMessage("late system prompt")]
+    with pytest.raises(ValueError, match="message 13: a SystemMessage may only come first"):
+        trim_to_budget(bad, 10_000)
+
+
+def test_validate_messages_from_a_start():
+    history = [SystemMessage(SYSTEM), ToolMessage("stray", tool_call_id="x"), *tool_turn(1)]
+    with pytest.raises(ValueError, match="orphan ToolMessage"):
+        validate_messages(history)
+    assert validate_messages(history, start=2) == frozenset()
+    with pytest.raises(ValueError, match="message 0.*empty"):
+        validate_messages([SystemMessage(" "), *tool_turn(1)], start=1)
+    for start in (-1, 7, True, "2"):
+        with pytest.raises(ValueError, match=rf"start must be an integer in 0..6, got {start!r}"):
+            validate_messages(history, start=start)

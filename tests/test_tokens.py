@@ -87,3 +87,37 @@ def test_bad_input_TokenCounter():
     with pytest.raises(ValueError, match="cache_size must be >= 1, got 0"):
         TokenCounter(cache_size=0)
     assert counter(m for m in MESSAGES) == counter(MESSAGES)  # a generator is fine
+
+
+def test_message_counts_cover_every_field():
+    # role, content, tool-call names and JSON args, tool_call_id (+3) and name (+1): OpenAI's way
+    enc = get_encoding("o200k_base")
+
+    def n(text: str) -> int:
+        return len(enc.encode(text))
+
+    counter = TokenCounter()
+    human, ai_call, tool = MESSAGES[1], MESSAGES[2], MESSAGES[3]
+    assert counter.message(human) == 3 + n("user") + n("hi there, 你好 🎉") + n("bob") + 1
+    assert counter.message(ai_call) == 3 + n("assistant") + n("search") + n('{"q": "lists"}')
+    assert counter.message(tool) == 3 + n("tool") + n("Lists are mutable.") + 3
+    # cached by id and content: an edited message is counted afresh
+    edited = human.model_copy(update={"content": "hi"})
+    assert counter.message(edited) == 3 + n("user") + n("hi") + n("bob") + 1
+
+
+def test_counting_reads_only_fields_the_message_has(monkeypatch):
+    # getattr(message, "tool_calls", None) on a HumanMessage goes through pydantic's __getattr__,
+    # which raises and catches AttributeError: that made warm counts several times slower.
+    import pydantic
+
+    missed = []
+    original = pydantic.BaseModel.__getattr__
+
+    def spy(self, name):
+        missed.append(name)
+        return original(self, name)
+
+    monkeypatch.setattr(pydantic.BaseModel, "__getattr__", spy)
+    TokenCounter()(MESSAGES)
+    assert missed == []
