@@ -1,0 +1,151 @@
+"""python -m memlib.eval: run memory strategies over a dataset, or generate one.
+
+python -m memlib.eval --data data/eval/small.jsonl --strategy semantic --out build/eval.json
+python -m memlib.eval --data data/eval/small.jsonl --strategy full,window,semantic
+python -m memlib.eval --generate build/mine.jsonl --cases 3 --sessions 50 --turns 3 --facts 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+
+
+def _option(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"--set expects NAME=INTEGER, got {text!r}")
+    try:
+        return name, int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--set {name}: expected an integer, got {value!r}"
+        ) from None
+
+
+def store_factory_for(backend: str | None, stack: contextlib.ExitStack):
+    """None: a fresh InMemoryStore per case (the harness default); a URL: one store opened with
+    memlib.backends.open_store (memory://, faiss:///dir, sqlite:///file, postgresql://...) for
+    the whole run, each case's memories deleted after it."""
+    if backend is None:
+        return None
+    from memlib.backends import open_store
+    from memlib.eval.harness import index_config
+
+    store = stack.enter_context(open_store(backend, index=index_config()))
+    return lambda: store
+
+
+def main(argv=None) -> int:
+    from memlib.eval.strategies import STRATEGIES
+
+    p = argparse.ArgumentParser(prog="python -m memlib.eval", description=__doc__.splitlines()[0])
+    p.add_argument("--data", help="a dataset JSONL file (see memlib.eval.dataset)")
+    p.add_argument(
+        "--strategy", default="full", help=f"one or more of {','.join(STRATEGIES)}, comma-separated"
+    )
+    p.add_argument(
+        "--backend",
+        default=None,
+        help="store URL for memlib.backends.open_store: memory://, faiss:///dir, sqlite:///file, "
+        "postgresql://... (default: a fresh InMemoryStore per case)",
+    )
+    p.add_argument("--out", help="write the results as JSON here")
+    p.add_argument("--trace", help="write every store operation as JSONL here")
+    p.add_argument(
+        "--set",
+        dest="options",
+        action="append",
+        type=_option,
+        default=[],
+        metavar="NAME=INT",
+        help="a strategy argument, e.g. --set k=5 or --set window=4",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no table")
+    g = p.add_argument_group("generating a dataset")
+    g.add_argument("--generate", metavar="FILE", help="write a synthetic dataset to FILE and stop")
+    g.add_argument("--cases", type=int, default=3)
+    g.add_argument("--sessions", type=int, default=20)
+    g.add_argument("--turns", type=int, default=3)
+    g.add_argument("--facts", type=int, default=4)
+    g.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+
+    if args.generate:
+        from memlib.eval.dataset import save_dataset
+        from memlib.eval.generator import generate_dataset
+
+        try:
+            cases = generate_dataset(
+                args.cases,
+                seed=args.seed,
+                sessions=args.sessions,
+                turns=args.turns,
+                facts=args.facts,
+            )
+        except ValueError as exc:
+            p.error(str(exc))
+        path = save_dataset(cases, args.generate)
+        print(
+            f"wrote {len(cases)} cases, {sum(len(c['questions']) for c in cases)} questions to {path}"
+        )
+        return 0
+    if not args.data:
+        p.error("--data FILE is required (or --generate FILE)")
+    names = [n.strip() for n in args.strategy.split(",") if n.strip()]
+    unknown = [n for n in names if n not in STRATEGIES]
+    if unknown or not names:
+        p.error(
+            f"unknown strategy {unknown or args.strategy!r}; choose from {', '.join(STRATEGIES)}"
+        )
+
+    from memlib.eval.dataset import load_dataset
+    from memlib.eval.harness import evaluate
+    from memlib.eval.metrics import format_summary
+    from memlib.models import describe_backend
+
+    try:
+        cases = load_dataset(args.data)
+    except ValueError as exc:
+        p.error(str(exc))
+    result = {
+        "data": str(args.data),
+        "backend": args.backend or "in-memory store per case",
+        "model": str(describe_backend()),
+        "runs": {},
+    }
+    traces = []
+    with contextlib.ExitStack() as stack:
+        try:
+            factory = store_factory_for(args.backend, stack)
+        except ValueError as exc:
+            p.error(f"--backend: {exc}")
+        for name in names:
+            try:
+                run = evaluate(
+                    cases, name, store_factory=factory, options=dict(args.options), quiet=args.quiet
+                )
+            except TypeError as exc:  # an option the strategy does not take
+                if "keyword argument" not in str(exc):
+                    raise
+                p.error(f"--set {dict(args.options)} does not fit strategy {name!r}: {exc}")
+            result["runs"][name] = run.to_json()
+            traces += [{"strategy": name, **row} for row in run.trace.rows()]
+            if not args.quiet:
+                calls = run.ingest["calls_per_turn"]
+                title = f"{name}: ingest {calls} calls/turn, {run.ingest['seconds']} s"
+                print(format_summary(run.summary, title) + "\n")
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    if args.trace:
+        Path(args.trace).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.trace).write_text("".join(json.dumps(r) + "\n" for r in traces))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+"""A generator of long synthetic histories with planted facts, updates and filler sessions.
+
+`generate_case(seed, sessions=..., turns=..., facts=...)` builds one user's history: a name, a home
+and an employer that each change once (knowledge updates, and "where did I live before ...?"
+temporal questions), `facts` favourite things stated once each, and filler turns of small talk
+around them, then the questions of every type in `memlib.eval.dataset.QUESTION_TYPES`. The same
+seed gives the same case, byte for byte. Names, places and organisations are invented words
+(checked against the offline model's rule lists and data/offline_eval in the tests), so nothing
+here was tuned to what the offline model already recognises.
+
+Leaves out: facts stated by the assistant, retractions ("forget that ..."), relative dates in the
+questions ("last March"), and more than one user per case.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta, timezone
+
+from memlib.checks import check_int
+
+FIRST = [
+    "Tamsin",
+    "Orlaith",
+    "Kesia",
+    "Bram",
+    "Ottoline",
+    "Ivor",
+    "Sunniva",
+    "Corwen",
+    "Wenna",
+    "Halvard",
+]
+LAST = ["Okonjo", "Pellow", "Vantrees", "Quarles", "Amberlin", "Threlkeld", "Moravec", "Sallowby"]
+PLACES = [
+    "Varrow Bay",
+    "Drellport",
+    "Kestlemoor",
+    "Ambermere",
+    "Pellandry",
+    "Quorra Falls",
+    "Saltmarsh Reach",
+    "Tinmouth",
+    "Gallowfen",
+    "Westhollow",
+    "Brackenfold",
+    "Morrowgate",
+]
+ORGS = [
+    "Quillmark Labs",
+    "Brindlecode",
+    "Farrowlight",
+    "Lumenwick",
+    "Corvane Systems",
+    "Halloway Freight",
+    "Stellibrook",
+    "Pinnacle Weft",
+    "Orrery Works",
+    "Tallowcraft",
+]
+FAVOURITES = {  # topic -> invented or uncommon values
+    "tea": ["genmaicha", "hojicha", "rooibos chai", "lapsang"],
+    "board game": ["Tessera Drift", "Lanternfall", "Crowsnest", "Mireholt"],
+    "hiking trail": ["the Gorsebeck ridge", "the Hollin loop", "the Skerrow path"],
+    "pasta shape": ["casarecce", "trofie", "lumache", "mafaldine"],
+    "podcast": ["Quiet Orbit", "The Loom Hour", "Slow Tidings"],
+    "font": ["Garamond Nova", "Vellum Sans", "Brightline Mono"],
+    "soup": ["ribollita", "avgolemono", "cullen skink"],
+    "bird": ["the wryneck", "the dipper", "the twite"],
+}
+ABSENT_TOPICS = ["cheese", "poem", "museum", "cocktail", "bridge", "card game"]
+FILLER = [
+    (
+        "Can you suggest a way to keep basil alive on a windowsill?",
+        "Water it when the top of the soil is dry and give it plenty of light.",
+    ),
+    (
+        "What is a good stretch after a long bike ride?",
+        "A standing quad stretch and a slow hamstring fold both help.",
+    ),
+    (
+        "How long should I rest bread dough before shaping it?",
+        "Usually until it has roughly doubled, often one to two hours.",
+    ),
+    ("The train was late again this morning.", "That is frustrating; delays add up over a week."),
+    ("I spent the weekend repainting the fence.", "That sounds like a satisfying project."),
+    (
+        "Any tips for remembering names at a party?",
+        "Repeat the name back once and link it to something about the person.",
+    ),
+    (
+        "I finally finished the jigsaw puzzle.",
+        "Well done, the last hundred pieces are the hardest.",
+    ),
+    ("What does a dehumidifier actually do?", "It pulls moisture out of the air and collects it."),
+    (
+        "How do I get wax off a tablecloth?",
+        "Freeze it, scrape what you can, then iron it between paper towels.",
+    ),
+    ("Is it worth learning to touch type?", "Yes, most people gain speed within a few weeks."),
+    ("My sister visited on Sunday.", "Nice, I hope you had a good time together."),
+    ("Why do onions make people cry?", "Cutting them releases a gas that irritates the eyes."),
+    (
+        "What is a polite way to decline a meeting?",
+        "Thank them, say you cannot make it, and offer another time.",
+    ),
+    (
+        "It rained all afternoon, so we stayed in and played cards.",
+        "A rainy afternoon of cards sounds cosy.",
+    ),
+    (
+        "How often should a bike chain be oiled?",
+        "Every few hundred kilometres, or after riding in the rain.",
+    ),
+    (
+        "Can you explain what a heat pump is?",
+        "It moves heat from outside air into the house, like a fridge in reverse.",
+    ),
+]
+ACKS = ["Thanks for telling me.", "Got it.", "Good to know.", "Noted, thank you."]
+START = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
+
+
+def _plan(rng: random.Random, sessions: int, turns: int, n: int) -> list[tuple[int, int]]:
+    """n distinct (session, turn) slots in time order, spread over the history."""
+    slots = rng.sample([(s, t) for s in range(sessions) for t in range(turns)], n)
+    return sorted(slots)
+
+
+def generate_case(
+    seed: int, *, sessions: int = 20, turns: int = 3, facts: int = 4, case_id: str | None = None
+) -> dict:
+    """One synthetic user history with planted facts and updates, and its questions; deterministic by seed."""
+    check_int(seed, "seed", minimum=0)
+    check_int(sessions, "sessions", minimum=2)
+    check_int(turns, "turns", minimum=1)
+    check_int(facts, "facts", minimum=1)
+    if facts > len(FAVOURITES):
+        raise ValueError(
+            f"facts must be at most {len(FAVOURITES)} (one per favourite topic), got {facts}"
+        )
+    planted = 5 + facts  # name, two homes, two employers, favourites
+    if planted > sessions * turns:
+        raise ValueError(
+            f"{planted} planted statements do not fit in {sessions} sessions x {turns} turns; "
+            "raise sessions or turns, or lower facts"
+        )
+    rng = random.Random(seed)
+    name = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+    home, new_home = rng.sample(PLACES, 2)
+    job, new_job = rng.sample(ORGS, 2)
+    topics = rng.sample(sorted(FAVOURITES), facts)
+    values = {t: rng.choice(FAVOURITES[t]) for t in topics}
+    slots = _plan(rng, sessions, turns, planted)
+    # a random time order, each update somewhere after the value it replaces
+    keys = ["name", "home", "job"] + [f"fav:{t}" for t in topics]
+    rng.shuffle(keys)
+    for first, update in (("home", "new_home"), ("job", "new_job")):
+        keys.insert(rng.randint(keys.index(first) + 1, len(keys)), update)
+    statements = {
+        "name": f"By the way, my name is {name}.",
+        "home": f"I live in {home}.",
+        "job": f"I work at {job}.",
+        "new_home": f"Big news: I moved to {new_home}.",
+        "new_job": f"I just joined {new_job}.",
+    }
+    for t in topics:
+        statements[f"fav:{t}"] = f"My favourite {t} is {values[t]}."
+    at = dict(zip(keys, slots, strict=True))
+    planted_turns = {slot: key for key, slot in at.items()}
+    out_sessions, when, filler = [], START, list(FILLER)
+    for s in range(sessions):
+        when = when + timedelta(days=rng.randint(1, 6), hours=rng.randint(0, 8))
+        messages = []
+        for t in range(turns):
+            turn = f"s{s}-t{t}"
+            if (s, t) in planted_turns:
+                user, reply = statements[planted_turns[(s, t)]], rng.choice(ACKS)
+            else:
+                user, reply = rng.choice(filler)
+            messages += [
+                {"id": f"{turn}-u", "turn": turn, "role": "user", "content": user},
+                {"id": f"{turn}-a", "turn": turn, "role": "assistant", "content": reply},
+            ]
+        out_sessions.append({"id": f"s{s}", "date": when.isoformat(), "messages": messages})
+
+    def ev(*names):
+        return [f"s{at[k][0]}-t{at[k][1]}" for k in names]
+
+    questions = []
+
+    def ask(qtype, question, answer, stale, evidence):
+        questions.append(
+            {
+                "id": f"q{len(questions)}",
+                "type": qtype,
+                "question": question,
+                "answer": answer,
+                "stale": stale,
+                "evidence": evidence,
+            }
+        )
+
+    for t in topics:
+        ask("single-session", f"What is my favourite {t}?", [values[t]], [], ev(f"fav:{t}"))
+    ask(
+        "multi-session",
+        "What is my name and where do I work?",
+        [name, new_job],
+        [job],
+        ev("name", "new_job"),
+    )
+    ask(
+        "multi-session",
+        "What is my name and where do I live?",
+        [name, new_home],
+        [home],
+        ev("name", "new_home"),
+    )
+    ask("knowledge-update", "Where do I live?", [new_home], [home], ev("home", "new_home"))
+    ask("knowledge-update", "Where do I work?", [new_job], [job], ev("job", "new_job"))
+    ask(
+        "temporal",
+        f"Where did I live before I moved to {new_home}?",
+        [home],
+        [],
+        ev("home", "new_home"),
+    )
+    ask("temporal", f"Where did I work before I joined {new_job}?", [job], [], ev("job", "new_job"))
+    ask("abstention", "How old am I?", [], [], [])
+    ask("abstention", f"What is my favourite {rng.choice(ABSENT_TOPICS)}?", [], [], [])
+    return {
+        "id": case_id or f"case-{seed}",
+        "user_id": f"user-{seed}",
+        "sessions": out_sessions,
+        "questions": questions,
+    }
+
+
+def generate_dataset(
+    cases: int = 3, *, seed: int = 0, sessions: int = 20, turns: int = 3, facts: int = 4
+) -> list[dict]:
+    """`cases` synthetic cases with seeds seed, seed+1, ...; deterministic."""
+    check_int(cases, "cases", minimum=1)
+    check_int(seed, "seed", minimum=0)
+    return [
+        generate_case(
+            seed + i, sessions=sessions, turns=turns, facts=facts, case_id=f"case-{seed + i}"
+        )
+        for i in range(cases)
+    ]

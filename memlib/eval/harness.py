@@ -1,0 +1,218 @@
+"""Run one memory strategy over every case of a dataset and measure it.
+
+`evaluate(cases, strategy)` starts the strategy fresh for each case (a new user, a new store),
+shows it the sessions one by one, then asks every question; each store operation goes through a
+`TracedStore`, each model call through a `ModelCallCounter`. It returns an `EvalRun`: one row per
+question (reply, grade, prompt tokens, calls, latency, evidence recall@k), the per-type summary,
+the ingest cost (model calls per turn) and the trace.
+
+The store is a fresh `InMemoryStore` with MiniLM embeddings per case by default; pass
+`store_factory` (a function returning a BaseStore) to use another backend, e.g. a PostgresStore.
+Leaves out: running cases in parallel (the offline model is fast; a real model's rate limits are
+the reader's to manage).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from memlib.eval.dataset import validate_case
+from memlib.eval.metrics import grade, recall_at_k, summarize
+from memlib.eval.strategies import STRATEGIES, Strategy
+from memlib.eval.trace import Trace, TracedStore
+
+STORE_FIELDS = ["content.content", "situation"]  # a Fact's sentence, an episode's situation
+
+
+def index_config() -> dict:
+    """The store index every strategy here needs: MiniLM (or the configured) embeddings of a
+    fact's sentence and an episode's situation."""
+    from memlib.models import embedding_dims, get_embeddings
+
+    return {"dims": embedding_dims(), "embed": get_embeddings(), "fields": STORE_FIELDS}
+
+
+def default_store():
+    """A fresh InMemoryStore with index_config()."""
+    from langgraph.store.memory import InMemoryStore
+
+    return InMemoryStore(index=index_config())
+
+
+def forget_case(store, user_id: str) -> int:
+    """Delete every item under a namespace that names the user (a shared store between cases)."""
+    deleted = 0
+    for ns in store.list_namespaces(limit=100_000):
+        if user_id in ns:
+            while items := store.search(ns, limit=1000):
+                for item in items:
+                    store.delete(ns, item.key)
+                    deleted += 1
+    return deleted
+
+
+@dataclass
+class EvalRun:
+    """The result of one evaluation: per-question rows, per-type summary, ingest cost, trace."""
+
+    strategy: str
+    rows: list[dict]
+    summary: dict
+    ingest: dict
+    trace: Trace = field(repr=False)
+
+    def to_json(self) -> dict:
+        return {
+            "strategy": self.strategy,
+            "summary": self.summary,
+            "ingest": self.ingest,
+            "questions": self.rows,
+        }
+
+
+def _factory(strategy) -> tuple[str, Callable]:
+    if isinstance(strategy, str):
+        if strategy not in STRATEGIES:
+            raise ValueError(
+                f"unknown strategy {strategy!r}; expected one of {sorted(STRATEGIES)} or a factory"
+            )
+        return strategy, STRATEGIES[strategy]
+    if callable(strategy):
+        return getattr(
+            strategy,
+            "strategy_name",
+            getattr(strategy, "name", getattr(strategy, "__name__", "custom")),
+        ), strategy
+    raise TypeError(
+        f"strategy must be a name in {sorted(STRATEGIES)} or a factory, got {strategy!r}"
+    )
+
+
+def _sessions_of(trace: Trace, keys: Sequence[str], case_id: str) -> list[str]:
+    """The sessions whose turns wrote the given keys (from the trace)."""
+    found = []
+    for key in keys:
+        for w in trace.writes(key):
+            if w.op == "put" and w.turn.startswith(case_id + "/"):
+                found.append(w.turn.split("/", 1)[1].split("-t")[0])
+    return found
+
+
+def evaluate(
+    cases: Sequence[dict],
+    strategy: str | Callable = "full",
+    *,
+    model=None,
+    store_factory: Callable | None = None,
+    options: dict | None = None,
+    quiet: bool = False,
+) -> EvalRun:
+    """Run a strategy (a name in STRATEGIES or a factory(model, store, trace, **options)) over the cases."""
+    from memlib.models import get_chat_model
+    from memlib.writers import ModelCallCounter
+
+    if isinstance(cases, dict | str) or not isinstance(cases, Sequence) or not cases:
+        raise ValueError(f"cases must be a non-empty list of dataset cases, got {cases!r:.80}")
+    for i, case in enumerate(cases):
+        try:
+            validate_case(case)
+        except ValueError as exc:
+            raise ValueError(f"cases[{i}]: {exc}") from None
+    name, factory = _factory(strategy)
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"options must be a dict of strategy arguments, got {options!r}")
+    if store_factory is not None and not callable(store_factory):
+        raise TypeError(
+            f"store_factory must be a function returning a BaseStore, got {store_factory!r}"
+        )
+    if store_factory is not None:
+        shared = store_factory()
+        for case in cases:
+            held = [
+                ns
+                for ns in shared.list_namespaces(limit=100_000)
+                if case["user_id"] in ns and shared.search(ns, limit=1)
+            ]
+            if held:
+                raise ValueError(
+                    f"the store already holds memories of user {case['user_id']!r} under {held}; "
+                    "an evaluation needs a store without them (a fresh database)"
+                )
+    counter = ModelCallCounter()
+    if model is None:
+        model = get_chat_model(callbacks=[counter])
+    else:
+        model = model.model_copy(update={"callbacks": [*(model.callbacks or []), counter]})
+    trace = Trace()
+    rows, ingest_calls, ingest_tokens, ingest_turns, ingest_seconds = [], 0, 0, 0, 0.0
+    total = sum(len(c["sessions"]) + len(c["questions"]) for c in cases)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc=name, unit="step", disable=quiet or not sys.stderr.isatty())
+    try:
+        for case in cases:
+            store = TracedStore((store_factory or default_store)(), trace)
+            run: Strategy = factory(model, store, trace, **(options or {}))
+            try:
+                with trace.context(turn=f"{case['id']}/start", writer=name):
+                    run.start(case)
+                for session in case["sessions"]:
+                    before, start = counter.snapshot(), time.perf_counter()
+                    with trace.context(
+                        turn=f"{case['id']}/{session['id']}", writer=name, time=session["date"]
+                    ):
+                        run.observe(session)
+                    after = counter.snapshot()
+                    ingest_seconds += time.perf_counter() - start
+                    ingest_calls += after[0] - before[0]
+                    ingest_tokens += after[1] - before[1]
+                    ingest_turns += sum(m["role"] == "user" for m in session["messages"])
+                    bar.update(1)
+                for q in case["questions"]:
+                    before, start = counter.snapshot(), time.perf_counter()
+                    run.retrieved = None
+                    turn = f"{case['id']}/{q['id']}"
+                    with trace.context(turn=turn, writer=name, time="after the last session"):
+                        reply = run.answer(q["question"])
+                    latency = time.perf_counter() - start
+                    calls, tokens = (a - b for a, b in zip(counter.snapshot(), before, strict=True))
+                    if not calls:  # a reader's function with its own model: its own counter
+                        calls, tokens = getattr(run, "calls", 0), getattr(run, "prompt_tokens", 0)
+                    row = {
+                        "case": case["id"],
+                        "id": q["id"],
+                        "type": q["type"],
+                        "question": q["question"],
+                        "reply": reply,
+                        "gold": q["answer"],
+                        **grade(q, reply),
+                        "prompt_tokens": tokens,
+                        "calls": calls,
+                        "latency_s": round(latency, 4),
+                        "recall": None,
+                        "turn": turn,
+                    }
+                    if run.retrieved is not None:
+                        row["retrieved"] = list(run.retrieved)
+                        row["recall"] = recall_at_k(
+                            _sessions_of(trace, run.retrieved, case["id"]), q["evidence"]
+                        )
+                    rows.append(row)
+                    bar.update(1)
+            finally:
+                run.close()
+                if store_factory is not None:  # a shared, maybe persistent store: leave it clean
+                    forget_case(store.store, case["user_id"])
+    finally:
+        bar.close()
+    ingest = {
+        "turns": ingest_turns,
+        "calls": ingest_calls,
+        "calls_per_turn": round(ingest_calls / ingest_turns, 4) if ingest_turns else 0.0,
+        "prompt_tokens": ingest_tokens,
+        "seconds": round(ingest_seconds, 3),
+    }
+    return EvalRun(name, rows, summarize(rows), ingest, trace)
