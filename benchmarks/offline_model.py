@@ -49,7 +49,8 @@ def norm(value: object) -> str:
     text = str(value or "").strip().lower()
     text = TITLE.sub("", text)
     text = re.sub(r"^(?:a|an|the)\s+", "", text)
-    return re.sub(r"[^\w ]+", "", text).strip()
+    # Punctuation becomes a space, as in norm_text: "Karl-Heinz" matches "karl heinz" both ways.
+    return " ".join(re.sub(r"[^\w ]+", " ", text).split())
 
 
 def mentions(text: str, value: str) -> bool:
@@ -57,7 +58,7 @@ def mentions(text: str, value: str) -> bool:
 
 
 def norm_text(text: str) -> str:
-    return re.sub(r"[^\w ]+", " ", text.lower())
+    return " ".join(re.sub(r"[^\w ]+", " ", text.lower()).split())
 
 
 def load(split: str) -> list[dict]:

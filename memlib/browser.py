@@ -62,9 +62,9 @@ def write_lab_overrides() -> Path:
 
     path = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    current = json.loads(path.read_text()) if path.exists() else {}
+    current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     current.update(LAB_OVERRIDES)
-    path.write_text(json.dumps(current, indent=2) + "\n")
+    path.write_text(json.dumps(current, indent=2) + "\n", encoding="utf-8")
     return path
 
 
@@ -97,7 +97,7 @@ def jupyterlab(root: str | os.PathLike, timeout: float = 60.0):
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     env = dict(os.environ)
-    log = open(root / ".jupyterlab-test.log", "w")  # noqa: SIM115 - closed below
+    log = open(root / ".jupyterlab-test.log", "w", encoding="utf-8")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -109,7 +109,7 @@ def jupyterlab(root: str | os.PathLike, timeout: float = 60.0):
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     log.flush()
-                    text = (root / ".jupyterlab-test.log").read_text()[-2000:]
+                    text = (root / ".jupyterlab-test.log").read_text(encoding="utf-8", errors="replace")[-2000:]
                     raise RuntimeError(
                         f"JupyterLab did not start on port {port}:\n{text}"
                     ) from None

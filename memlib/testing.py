@@ -112,7 +112,7 @@ def show_records() -> None:
 
 def read_records(notebook_path: str | os.PathLike) -> dict:
     """Every figure an executed notebook recorded, in order."""
-    nb = json.loads(Path(notebook_path).read_text())
+    nb = json.loads(Path(notebook_path).read_text(encoding="utf-8"))
     found = {}
     for cell in nb.get("cells", []):
         for out in cell.get("outputs", []):
@@ -217,7 +217,7 @@ def ensure_kernel() -> None:
 
 def notebook_timeout(notebook: str | os.PathLike) -> int:
     """A notebook's time budget: metadata {"memlib": {"timeout": N}} or DEFAULT_TIMEOUT."""
-    meta = json.loads(Path(notebook).read_text()).get("metadata", {})
+    meta = json.loads(Path(notebook).read_text(encoding="utf-8")).get("metadata", {})
     return int(meta.get("memlib", {}).get("timeout", DEFAULT_TIMEOUT))
 
 
@@ -287,11 +287,11 @@ def _private_ipc_kernel_manager():
 def write_records(records: dict, variant: str | None = None, name: str = "records.json") -> Path:
     """Merge {notebook: figures} into build_dir(variant)/records.json (or another JSON file)."""
     path = build_dir(variant) / name
-    merged = json.loads(path.read_text()) if path.exists() else {}
+    merged = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     merged.update(records)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(dict(sorted(merged.items())), indent=2) + "\n")
+    tmp.write_text(json.dumps(dict(sorted(merged.items())), indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path
 
