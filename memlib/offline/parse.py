@@ -17,6 +17,7 @@ time beyond the words above. Imports nothing from memlib.
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 
 SLOTS = ("name", "employer", "role", "location")
@@ -117,18 +118,29 @@ def _join(tokens) -> str:
 def _is_user(clause) -> bool:
     """The clause's subject is "I", "I" among others ("My partner and I"), or "we" for where
     someone lives or moved ("We relocated to Tbilisi")."""
-    for c in clause.children:
-        if c.dep_ in ("nsubj", "nsubjpass"):
-            if c.lower_ == "we":
-                return clause.lemma_.lower() in _PLACE_VERBS
-            return c.lower_ == "i" or any(d.dep_ == "conj" and d.lower_ == "i" for d in c.subtree)
+    subjects = [c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass")]
+    # "Quick facts: I work for Hooli" gives "work" two subjects; "I" decides.
+    if any(c.lower_ == "i" for c in subjects):
+        return True
+    for c in subjects:
+        if c.lower_ == "we":
+            return clause.lemma_.lower() in _PLACE_VERBS
+        return any(d.dep_ == "conj" and d.lower_ == "i" for d in c.subtree)
     if clause.dep_ in ("conj", "xcomp", "advcl"):
         return _is_user(clause.head)
+    if clause.lemma_ == "be" and clause.tag_ == "VBG":
+        return True  # "the worst part of being a designer at X"
     if clause.dep_ == "pcomp" and clause.head.dep_ == "prep":
         return _is_user(clause.head.head)  # "I lived in X before relocating to Y"
     # A fragment with no subject at all ("Living in Dublin now.", "Born in Vienna, ...") is the
     # writer's own; an imperative ("Move to Riga!") is not.
-    return clause.dep_ == "ROOT" and clause.tag_ in ("VBG", "VBN")
+    if clause.dep_ != "ROOT":
+        return False
+    if clause.tag_ == "VB":  # "still live in Riga": a dropped "I", not an order
+        return any(
+            c.lower_ in ("still", "also", "currently", "now", "just") for c in clause.children
+        )
+    return clause.tag_ in ("VBG", "VBN", "VBP")
 
 
 _DEMONSTRATIVE = {"this", "it", "that"}
@@ -146,7 +158,13 @@ def _hedged(clause) -> bool:
     if clause.tag_ == "VBD" and clause.lemma_ in _STATES:
         return True  # "I lived in Lisbon", "I was a teacher": no longer so (moves and joins last)
     head = clause.head
-    if clause.dep_ in ("xcomp", "ccomp") and (head.lemma_ in _NOT_NOW or head.lower_ == "used"):
+    # "I want to live in X", "I think I'm X"; not a clause spliced before a later one ("I'm an
+    # architect at X, don't really like it": the parser hangs the first clause on "like").
+    if (
+        clause.dep_ in ("xcomp", "ccomp")
+        and head.i < clause.i
+        and (head.lemma_ in _NOT_NOW or head.lower_ == "used")
+    ):
         return True
     if clause.dep_ == "advcl" and head.lower_ == "used":
         return True
@@ -188,6 +206,20 @@ def _lowercase_name(word: str) -> bool:
     return token.pos_ == "PROPN" and token.ent_type_ in ("PERSON", "GPE", "")
 
 
+def _appositive_job(name) -> list[tuple[str, str]]:
+    """ "Nadia, currently an architect at X" / "Dr. Lindqvist, graphic designer at Hooli": the
+    job set beside a name."""
+    out = []
+    for a in name.children:
+        if a.dep_ == "appos" and a.pos_ == "NOUN":
+            out.append(("role", _span(a)))
+            for p in a.children:
+                objs = [o for o in p.children if o.dep_ == "pobj"]
+                if p.dep_ == "prep" and p.lower_ in ("at", "with", "for") and objs:
+                    out.append(("employer", _span(objs[0], article=True)))
+    return out
+
+
 def _has_det(token) -> bool:
     return any(c.dep_ in ("det", "poss") for c in token.children)
 
@@ -205,19 +237,76 @@ def not_about_the_user_now(sentence: str) -> set[str]:
     return set() if read is None else read[1]
 
 
+_CONTRACTIONS = {
+    "im": "I'm",
+    "ive": "I've",
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "didnt": "didn't",
+    "isnt": "isn't",
+    "wasnt": "wasn't",
+    "arent": "aren't",
+    "cant": "can't",
+    "havent": "haven't",
+    "i": "I",
+}
+_FILLER_TAIL = re.compile(r"[\s,]+(?:tho|though|lol|haha|ha|tbh|ngl|btw|by the way)[\s.!]*$", re.I)
+
+
+def normalise(sentence: str) -> str:
+    """Chat spelling the tagger was not trained on: "im" -> "I'm", "dont" -> "don't", "i" -> "I",
+    "names greta" -> "my name is greta", and a trailing "tho" / "lol" / "tbh" dropped."""
+    out = re.sub(
+        r"\b(" + "|".join(_CONTRACTIONS) + r")\b",
+        lambda m: _CONTRACTIONS[m.group(1)] if m.group(1).islower() else m.group(1),
+        sentence,
+    )
+    out = re.sub(r"(^|[,;!.]\s*)names\s+(?=[a-z])", r"\1my name is ", out)
+    return _FILLER_TAIL.sub("", out) or sentence
+
+
 @lru_cache(maxsize=4096)
 def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
     nlp = _nlp()
     if nlp is None:
         return None
-    doc = nlp(sentence)
+    lower = sentence.islower()
     if sentence.rstrip().endswith("?"):
+        # "I'm a teacher in Cape Town - do you think X would be better?": the statement before
+        # the dash still states; the question's own words are blocked.
+        parts = re.split(r"\s+[-\u2013\u2014]\s+|;\s+", sentence)
+        if len(parts) > 1:
+            stated = [_read(p + ".") for p in parts[:-1] if not p.rstrip().endswith("?")]
+            asked = _read(parts[-1])
+            facts = [f for r in stated if r for f in r[0]]
+            return facts, set().union(*(r[1] for r in stated if r), asked[1] if asked else set())
+        doc = nlp(normalise(sentence))
         return [], {t.lower_ for t in doc if t.pos_ in ("PROPN", "NOUN")}
+    doc = nlp(normalise(sentence))
     out: list[tuple[str, str]] = []
     blocked: set[str] = set()
+    for token in doc:
+        # "Prof. Novak here." / "Kenji here, civil servant at X": an introduction
+        if (
+            token.dep_ == "ROOT"
+            and token.pos_ == "PROPN"
+            and any(c.lower_ == "here" for c in token.children)
+        ):
+            out += [("name", _span(token)), *_appositive_job(token)]
     for clause in doc:
         if clause.pos_ not in ("VERB", "AUX"):
             continue
+        if clause.lemma_.lower() in ("address", "know", "call") and any(
+            d.lower_ == "me" for d in clause.children
+        ):
+            # "You can address me as Dr. Barros", "People know me as X"
+            out += [
+                ("name", _span(o))
+                for p in clause.children
+                if p.dep_ == "prep" and p.lower_ == "as"
+                for o in p.children
+                if o.dep_ == "pobj" and o.pos_ == "PROPN"
+            ]
         if clause.lemma_.lower() == "call" and any(d.lower_ == "me" for d in clause.children):
             out += [
                 ("name", _title_name(c)) for c in clause.children if c.dep_ in ("oprd", "xcomp")
@@ -232,12 +321,13 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
         ):
             # "This is Zanele." / "It's Kwame here.": an introduction, the user's name
             out += [
-                ("name", _span(c))
+                fact
                 for c in clause.children
                 if c.dep_ == "attr"
                 and c.pos_ == "PROPN"
                 and not _has_det(c)
                 and c.ent_type_ not in ("ORG", "FAC")
+                for fact in [("name", _span(c)), *_appositive_job(c)]
             ]
             continue
         if (
@@ -275,10 +365,22 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                 value = _span(objs[0], article=c.lower_ in ("at", "for", "with"))
                 if c.lower_ == "by" and lemma == "go":
                     out.append(("name", value))  # "I go by Nadia"
+                elif (
+                    c.lower_ == "in"
+                    and lemma == "be"
+                    and objs[0].pos_ == "NOUN"
+                    and not objs[0].ent_type_
+                    and not lower
+                ):
+                    if not _has_det(objs[0]) and objs[0].lower_ not in ("case", "time", "town"):
+                        out.append(("role", value))  # "I'm in payroll", "I'm in sales"
                 elif c.lower_ in ("in", "to") and (
                     lemma in _PLACE_VERBS or (lemma == "be" and c.lower_ == "in")
                 ):
-                    out.append(("location", value))
+                    if objs[0].pos_ == "PROPN" or objs[0].ent_type_ or lower:
+                        out.append(("location", value))  # not "in case", "in a small flat"
+                elif c.lower_ == "from" and lemma == "commute":
+                    out.append(("location", value))  # "I commute from Riga to Utrecht"
                 elif (
                     c.lower_ in ("in",)
                     and lemma in _WORK_VERBS
@@ -289,7 +391,7 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                     out.append(("employer", value))
                 elif c.lower_ in ("with", "at") and lemma == "be":
                     out.append(("employer", value))
-                elif c.lower_ == "as" and lemma in _WORK_VERBS:
+                elif c.lower_ == "as" and lemma in (*_WORK_VERBS, "qualify", "serve"):
                     out.append(("role", value))
                     for p in objs[0].children:
                         inner = [o for o in p.children if o.dep_ == "pobj"]
@@ -298,7 +400,7 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
             elif (
                 c.dep_ in ("acomp", "attr")
                 and lemma == "be"
-                and sentence.islower()
+                and lower
                 and not list(c.children)
                 and _lowercase_name(c.text)
             ):
@@ -311,9 +413,24 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                 and any(d.lower_ == "me" for d in clause.children)
             ):
                 out.append(("name", _title_name(c)))
-            elif c.dep_ == "attr" and lemma == "be" and c.lower_ not in _WH:
+            elif c.dep_ == "dobj" and lemma == "do" and c.pos_ == "NOUN" and not _has_det(c):
+                as_ = [
+                    o
+                    for p in [*c.children, *clause.children]
+                    if p.dep_ == "prep" and p.lower_ == "as"
+                    for o in p.children
+                    if o.dep_ == "pobj"
+                ]
+                # "I do sales for X"; "I do freelance work as a nurse": the role is the nurse
+                out.append(("role", _span(as_[0]) if as_ else _span(c)))
+                for p in clause.children:
+                    objs = [o for o in p.children if o.dep_ == "pobj"]
+                    if p.dep_ == "prep" and p.lower_ in ("for", "at") and objs:
+                        out.append(("employer", _span(objs[0], article=True)))
+            elif c.dep_ == "attr" and lemma in ("be", "become") and c.lower_ not in _WH:
                 if (c.pos_ == "PROPN" or c.ent_type_ == "PERSON") and not _has_det(c):
                     out.append(("name", _span(c)))
+                    out += _appositive_job(c)
                 elif _has_det(c) and not (
                     c.lemma_ in ("specialist", "expert")
                     and any(p.dep_ == "prep" and p.lower_ == "in" for p in c.children)
@@ -335,4 +452,52 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                             ]
                             if named or org.pos_ == "PROPN":
                                 out.append(("employer", _span((named or [org])[0], article=True)))
+    out += _possessive_facts(doc)
+    if lower:  # "pied piper" from an all-lower-case message is the name Pied Piper
+        out = [(slot, v if slot == "role" else v.title()) for slot, v in out]
     return [(s, v) for s, v in out if v], blocked
+
+
+_WORKPLACE_NOUNS = {"job", "work", "boss", "manager", "team", "office", "colleague", "employer"}
+
+
+def _possessive_facts(doc) -> list[tuple[str, str]]:
+    """What the user's possessions imply: "my boss at X" / "my job at X" -> employer X (not "my
+    old job at X"); "Porto is home" -> location Porto; "I meant Cape Town" -> the slot its
+    entity type names (a correction: the newer value wins)."""
+    out = []
+    for t in doc:
+        if (
+            t.lemma_.lower() in _WORKPLACE_NOUNS
+            and any(c.lower_ == "my" for c in t.children)
+            and not any(
+                c.lower_ in ("old", "former", "previous", "last", "dream", "next")
+                for c in t.children
+            )
+        ):
+            for p in t.children:
+                objs = [o for o in p.children if o.dep_ == "pobj"]
+                if p.dep_ == "prep" and p.lower_ in ("at", "with", "for") and objs:
+                    out.append(("employer", _span(objs[0], article=True)))
+        if t.lemma_ == "be" and any(c.dep_ == "attr" and c.lower_ == "home" for c in t.children):
+            out += [
+                ("location", _span(c))
+                for c in t.children
+                if c.dep_ == "nsubj" and c.ent_type_ in ("GPE", "LOC")
+            ]
+        if (
+            t.lemma_ == "mean"
+            and t.tag_ == "VBD"
+            and any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children)
+        ):
+            said = [c for c in t.children if c.dep_ == "dobj"]
+            said += [
+                o for x in t.children if x.dep_ == "xcomp" for o in x.children if o.dep_ == "dobj"
+            ]
+            for o in said[:1]:
+                slot = {"GPE": "location", "LOC": "location", "ORG": "employer", "PERSON": "name"}
+                if o.ent_type_ in slot:
+                    out.append((slot[o.ent_type_], _span(o, article=o.ent_type_ == "ORG")))
+                elif o.pos_ == "NOUN":
+                    out.append(("role", _span(o)))
+    return out

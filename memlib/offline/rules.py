@@ -565,7 +565,64 @@ def drop_time_words(sentence: str) -> str:
 _PARSED_SLOTS = ("name", "employer", "role", "location")
 
 
+# A message that is a form ("Name: Pavel, job: data analyst, city: Cape Town") or signed off
+# ("Kind regards,\nMira Barros") states the user's facts without a sentence around them.
+_FORM_FIELD = re.compile(
+    r"(?:^|[,;\n]|\bmy\s)\s*(?P<key>name|job(?: title)?|role|position|occupation|company|"
+    r"employer|workplace|city|location|home|hometown|based)\s*:\s*(?P<value>[^,;\n]+?)\s*(?=[,;\n]|[.!]?$)",
+    re.I,
+)
+_FORM_SLOTS = {
+    "name": "name",
+    "job": "role",
+    "job title": "role",
+    "role": "role",
+    "position": "role",
+    "occupation": "role",
+    "company": "employer",
+    "employer": "employer",
+    "workplace": "employer",
+    "city": "location",
+    "location": "location",
+    "home": "location",
+    "hometown": "location",
+    "based": "location",
+}
+_SIGN_OFF = re.compile(
+    r"^(?:kind regards|best regards|regards|best wishes|best|cheers|thanks|thank you|many thanks|"
+    r"sincerely|yours sincerely|yours truly|yours|warm regards|all the best),?\s*$",
+    re.I,
+)
+_SIGNATURE_NAME = re.compile(
+    r"^(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?(?P<value>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})\.?$"
+)
+
+
+def _form_facts(text: str) -> list[Statement]:
+    out = []
+    for m in _FORM_FIELD.finditer(text):
+        slot = _FORM_SLOTS[m.group("key").lower()]
+        value = m.group("value").strip(" .!")
+        if value and len(value.split()) <= 6:
+            out.append(Statement("user", slot, value, m.group(0).strip(" ,;\n")))
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for k, line in enumerate(lines[:-1]):
+        if _SIGN_OFF.match(line):
+            m = _SIGNATURE_NAME.match(lines[k + 1])
+            if m:
+                out.append(Statement("user", "name", m.group("value"), lines[k + 1]))
+    return out
+
+
 def _extract(text: str, first_person: bool) -> list[Statement]:
+    facts = _extract_sentences(text, first_person)
+    if first_person:
+        stated = {(f.predicate, f.value.lower()) for f in facts}
+        facts += [f for f in _form_facts(text) if (f.predicate, f.value.lower()) not in stated]
+    return facts
+
+
+def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
     facts = _extract_rules(text, first_person)
     if not first_person or not parse_available():
         return facts
@@ -833,10 +890,19 @@ _PRONOUNS = [
 ]
 
 
+_IRREGULAR_PAST = frozenset(
+    """meant went said made took got had was were knew thought left felt kept built sent spent told
+    found began became came gave wrote ran bought brought caught taught met paid sold held stood
+    understood lost won sat read led grew drew flew threw chose spoke broke woke drove rode""".split()
+)
+
+
 def conjugate(verb: str) -> str:
     low = verb.lower()
     if low in _IRREGULAR:
         return _IRREGULAR[low]
+    if low in _IRREGULAR_PAST:
+        return verb  # "I meant" -> "User meant"
     if low in _MODALS or (low.endswith("ed") and not low.endswith("eed")) or not low.isalpha():
         return verb
     if re.search(r"(?:s|sh|ch|x|z|o)$", low):

@@ -536,6 +536,14 @@ _LEADING_COURTESY = re.compile(
     r"^(?:(?:hi|hello|hey|thanks|thank you|ok(?:ay)?|great|cool|sure|good|right|so|well)\b[\w ]{0,12}?[,!.]\s+)+",
     re.I,
 )
+_SALUTATION = re.compile(
+    r"^(?:dear\b[\w .'-]{0,40}|(?:kind |best |warm )?regards|best wishes|best|cheers|sincerely|"
+    r"yours(?: sincerely| truly)?|all the best|many thanks|thanks|thank you)[,.!]*$",
+    re.I,
+)
+_SIGNATURE_LINE = re.compile(
+    r"^(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3}\.?$"
+)
 _INSTRUCTION_ECHO = re.compile(
     r"^(?:reply|return|respond|output|give|answer|write|provide)\b[^.]{0,40}\bsummary\b|\bsummary only\b"
     r"|^(?:reply|return|respond|output|answer) (?:with )?only\b",
@@ -845,8 +853,17 @@ def _exchange_items(
                 body = " ".join(body.split()[:8])
                 tools.append(f"ran {name}: result {body}" if name else f"tool result {body}")
                 continue
+            if kind == "user":
+                # Facts only the whole message states (a form, a signature) name the user too.
+                for f in extract_facts(text, True):
+                    if f.predicate in SINGLE_VALUED:
+                        identity[f.predicate] = f.value
             for s in split_sentences(text):
-                if _GREETING_SENTENCE.match(s) or _INSTRUCTION_ECHO.search(s):
+                if (
+                    _GREETING_SENTENCE.match(s)
+                    or _INSTRUCTION_ECHO.search(s)
+                    or _SALUTATION.match(s)
+                ):
                     continue
                 if kind == "assistant":
                     s = _ANSWER_LEAD.sub("", s)
@@ -872,6 +889,8 @@ def _exchange_items(
                         identity[f.predicate] = f.value
                 if facts and _absorbed(s, facts):
                     continue
+                if not facts and (_words(s) < 3 or _SIGNATURE_LINE.match(s)):
+                    continue  # "Oh, Hooli!", "Me! Rafael!", "Mira Barros": not a sentence
                 states.append(to_third_person(s) if kind == "user" else s)
                 said.add(_short(s).lower())
         for c in calls[len(tools) :]:
