@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from functools import lru_cache
 
 SLOTS = ("name", "employer", "role", "location")
@@ -78,6 +79,7 @@ def _span(token, article: bool = False) -> str:
         for t in token.subtree
         if (t.dep_ in ("compound", "amod", "flat", "nmod") and t.lower_ not in _PRAISE)
         or t == token
+        or (t.tag_ == "HYPH" and t.head == token)  # "Vance-Holloway"
         or (
             article
             and t.dep_ == "det"
@@ -115,6 +117,11 @@ def _join(tokens) -> str:
     )
 
 
+def _introduces(token) -> bool:
+    """ "Kenji here", "Hi! Tomas Vance-Holloway here": a name with "here" hanging on it."""
+    return token.pos_ == "PROPN" and any(c.lower_ == "here" for c in token.children)
+
+
 def _is_user(clause) -> bool:
     """The clause's subject is "I", "I" among others ("My partner and I"), or "we" for where
     someone lives or moved ("We relocated to Tbilisi")."""
@@ -128,6 +135,8 @@ def _is_user(clause) -> bool:
         return any(d.dep_ == "conj" and d.lower_ == "i" for d in c.subtree)
     if clause.dep_ in ("conj", "xcomp", "advcl"):
         return _is_user(clause.head)
+    if clause.dep_ == "acl" and _introduces(clause.head):
+        return True  # "Tomas here, based in Las Palmas, working for Dunder Mifflin"
     if clause.lemma_ == "be" and clause.tag_ == "VBG":
         return True  # "the worst part of being a designer at X"
     if clause.dep_ == "pcomp" and clause.head.dep_ == "prep":
@@ -255,13 +264,15 @@ _FILLER_TAIL = re.compile(r"[\s,]+(?:tho|though|lol|haha|ha|tbh|ngl|btw|by the w
 
 def normalise(sentence: str) -> str:
     """Chat spelling the tagger was not trained on: "im" -> "I'm", "dont" -> "don't", "i" -> "I",
-    "names greta" -> "my name is greta", and a trailing "tho" / "lol" / "tbh" dropped."""
+    "names greta" -> "my name is greta", emoji dropped, and a trailing "tho" / "lol" / "tbh" dropped."""
     out = re.sub(
         r"\b(" + "|".join(_CONTRACTIONS) + r")\b",
         lambda m: _CONTRACTIONS[m.group(1)] if m.group(1).islower() else m.group(1),
         sentence,
     )
     out = re.sub(r"(^|[,;!.]\s*)names\s+(?=[a-z])", r"\1my name is ", out)
+    out = "".join(ch for ch in out if unicodedata.category(ch) not in ("So", "Sk", "Cs", "Mn"))
+    out = re.sub(r"[ \t]{2,}", " ", out)
     return _FILLER_TAIL.sub("", out) or sentence
 
 
@@ -287,12 +298,12 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
     blocked: set[str] = set()
     for token in doc:
         # "Prof. Novak here." / "Kenji here, civil servant at X": an introduction
-        if (
-            token.dep_ == "ROOT"
-            and token.pos_ == "PROPN"
-            and any(c.lower_ == "here" for c in token.children)
-        ):
-            out += [("name", _span(token)), *_appositive_job(token)]
+        if _introduces(token):
+            # "omg hi Kenji here": the tagger may hang "here" on "omg"; a name is capitalised
+            names = [token] if token.text[:1].isupper() or lower else []
+            names += [a for a in token.children if a.dep_ == "appos" and a.text[:1].isupper()]
+            for name in names[:1]:
+                out += [("name", _span(name)), *_appositive_job(name)]
     for clause in doc:
         if clause.pos_ not in ("VERB", "AUX"):
             continue
@@ -401,7 +412,7 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                 c.dep_ in ("acomp", "attr")
                 and lemma == "be"
                 and lower
-                and not list(c.children)
+                and not [d for d in c.children if d.dep_ not in ("cc", "conj", "punct")]
                 and _lowercase_name(c.text)
             ):
                 out.append(("name", c.text.title()))  # "hi i'm greta"
@@ -423,11 +434,15 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                 ]
                 # "I do sales for X"; "I do freelance work as a nurse": the role is the nurse
                 out.append(("role", _span(as_[0]) if as_ else _span(c)))
-                for p in clause.children:
+                for p in [*clause.children, *c.children]:
                     objs = [o for o in p.children if o.dep_ == "pobj"]
                     if p.dep_ == "prep" and p.lower_ in ("for", "at") and objs:
                         out.append(("employer", _span(objs[0], article=True)))
-            elif c.dep_ == "attr" and lemma in ("be", "become") and c.lower_ not in _WH:
+            elif (
+                (c.dep_ == "attr" or (c.dep_ == "acomp" and c.pos_ == "PROPN" and not lower))
+                and lemma in ("be", "become")
+                and c.lower_ not in _WH
+            ):
                 if (c.pos_ == "PROPN" or c.ent_type_ == "PERSON") and not _has_det(c):
                     out.append(("name", _span(c)))
                     out += _appositive_job(c)
@@ -440,6 +455,13 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                         objs = [o for o in p.children if o.dep_ == "pobj"]
                         if p.dep_ == "prep" and p.lower_ in ("at", "with", "for") and objs:
                             out.append(("employer", _span(objs[0], article=True)))
+                        elif (
+                            p.dep_ == "prep"
+                            and p.lower_ == "in"
+                            and objs
+                            and objs[0].ent_type_ in ("GPE", "LOC")
+                        ):
+                            out.append(("location", _span(objs[0])))  # "a teacher in Cape Town"
                         elif p.dep_ == "prep" and p.lower_ == "of" and objs:
                             # "the CTO of Nimbus Labs", "the CTO of a startup called Nimbus Labs"
                             org = objs[0]
@@ -479,6 +501,49 @@ def _possessive_facts(doc) -> list[tuple[str, str]]:
                 objs = [o for o in p.children if o.dep_ == "pobj"]
                 if p.dep_ == "prep" and p.lower_ in ("at", "with", "for") and objs:
                     out.append(("employer", _span(objs[0], article=True)))
+        if (
+            t.lemma_.lower() == "job"
+            and any(c.lower_ == "my" for c in t.children)
+            and t.head.lemma_ in ("land", "get", "start", "begin", "take", "accept")
+            and not any(c.dep_ == "neg" for c in t.head.children)
+        ):
+            # "Just landed my dream job as a data analyst at Wayne Foods"
+            for p in [*t.children, *(x for x in t.head.children if x.lower_ == "as")]:
+                objs = [o for o in p.children if o.dep_ == "pobj"]
+                if p.dep_ == "prep" and p.lower_ == "as" and objs:
+                    out.append(("role", _span(objs[0])))
+                    for q in objs[0].children:
+                        inner = [o for o in q.children if o.dep_ == "pobj"]
+                        if q.dep_ == "prep" and q.lower_ in ("at", "for", "with") and inner:
+                            out.append(("employer", _span(inner[0], article=True)))
+                elif p.dep_ == "prep" and p.lower_ in ("at", "with") and objs:
+                    out.append(("employer", _span(objs[0], article=True)))
+        if (
+            t.lemma_.lower() == "work"
+            and t.pos_ == "NOUN"
+            and t.head.lower_ == "for"
+            and any(x.lower_ == "i" and x.dep_ == "nsubj" for x in doc)
+        ):
+            # "I commute ... for work at Cyberdyne"
+            out += [
+                ("employer", _span(o, article=True))
+                for p in t.children
+                if p.dep_ == "prep" and p.lower_ == "at"
+                for o in p.children
+                if o.dep_ == "pobj"
+            ]
+        if t.lemma_.lower() in ("flat", "house", "home", "apartment", "place") and any(
+            c.lower_ in ("my", "our") for c in t.children
+        ):
+            # "the last boxes in our new flat in Utrecht"
+            if not any(c.lower_ in ("old", "former", "previous") for c in t.children):
+                out += [
+                    ("location", _span(o))
+                    for p in t.children
+                    if p.dep_ == "prep" and p.lower_ == "in"
+                    for o in p.children
+                    if o.dep_ == "pobj" and o.ent_type_ in ("GPE", "LOC")
+                ]
         if t.lemma_ == "be" and any(c.dep_ == "attr" and c.lower_ == "home" for c in t.children):
             out += [
                 ("location", _span(c))

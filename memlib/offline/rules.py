@@ -607,10 +607,29 @@ def _form_facts(text: str) -> list[Statement]:
             out.append(Statement("user", slot, value, m.group(0).strip(" ,;\n")))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     for k, line in enumerate(lines[:-1]):
-        if _SIGN_OFF.match(line):
-            m = _SIGNATURE_NAME.match(lines[k + 1])
-            if m:
-                out.append(Statement("user", "name", m.group("value"), lines[k + 1]))
+        if _SIGN_OFF.match(line) or _DETAILS.search(line):
+            out += _signature(lines[k + 1 : k + 5])
+    return out
+
+
+_DETAILS = re.compile(r"\b(?:my|contact) details\b|\bdetails below\b|\bsignature\b", re.I)
+_JOB_LINE = re.compile(r"^(?P<role>[A-Za-z][\w &/-]{1,40}?),\s*(?P<org>[A-Z][\w&'. -]{1,50})$")
+_PLACE_LINE = re.compile(r"^[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}$")
+
+
+def _signature(block: list[str]) -> list[Statement]:
+    """A signature: the name line, then "role, Organisation" and a city line if present."""
+    m = _SIGNATURE_NAME.match(block[0]) if block else None
+    if not m or len(block[0].split()) > 5:
+        return []
+    out = [Statement("user", "name", m.group("value"), block[0])]
+    for line in block[1:3]:
+        job = _JOB_LINE.match(line)
+        if job:
+            out.append(Statement("user", "role", job.group("role").strip(), line))
+            out.append(Statement("user", "employer", job.group("org").strip(" ."), line))
+        elif _PLACE_LINE.match(line) and len(out) > 1:
+            out.append(Statement("user", "location", line, line))
     return out
 
 
