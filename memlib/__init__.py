@@ -36,6 +36,13 @@ _EXPORTS = {
         "research_summary",
     ],
     "faiss_store": ["FaissStore"],
+    "backends": [
+        "aopen_checkpointer",
+        "aopen_store",
+        "local_postgres",
+        "open_checkpointer",
+        "open_store",
+    ],
     "episodic": [
         "Episode",
         "extract_episode",

@@ -1,0 +1,637 @@
+"""Open LangGraph's own checkpointers and stores by URL, and run a real PostgreSQL from Python.
+
+`open_checkpointer(url)` and `open_store(url, index=...)` are context managers that yield a saver
+or store, set up (migrations run), and close its connection on exit; `aopen_checkpointer` and
+`aopen_store` are their async forms. The URL picks the backend; the code that uses the result
+does not change:
+
+| URL | checkpointer | store |
+|---|---|---|
+| `memory://` | `InMemorySaver` | `InMemoryStore` |
+| `faiss:///dir` | `SqliteSaver` on `dir/checkpoints.sqlite` | `FaissStore` on `dir/store`, autosaved |
+| `sqlite:///path` | `SqliteSaver` (async: `AsyncSqliteSaver`) | `SqliteStore`, vectors by sqlite-vec |
+| `postgresql://...` | `PostgresSaver` / `AsyncPostgresSaver` | `PostgresStore` / `AsyncPostgresStore`, pgvector |
+
+Paths follow SQLAlchemy: `sqlite:///rel/path.db` is relative, `sqlite:////abs/path.db` absolute.
+
+The stores are LangGraph's classes, subclassed only to fix what goes wrong in use:
+- SqliteStore: it embedded the whole JSON value, ignoring `index["fields"]` (it reads only
+  `text_fields`); expired items were still returned (`omit_expired` ignored, langgraph#8902): reads
+  now sweep expired items first; vector search truncated to `2 * limit` rows before removing
+  duplicates and applying `offset` (#8977), so later pages came back short or empty; a failed
+  batch committed its first half (now rolled back); deleted items left their vectors behind
+  (SQLite enforces `ON DELETE CASCADE` only with `PRAGMA foreign_keys=ON`); two processes could
+  fail with "database is locked" (WAL, a busy timeout and `BEGIN IMMEDIATE`); vector search
+  needs an SQLite that loads extensions, which this Python's `sqlite3` cannot, so the store runs
+  on `pysqlite3`, and so do the checkpointers (two SQLite libraries on one file in one process
+  ignore each other's locks and corrupted it); `abatch` is not implemented upstream (runs
+  `batch` in a thread here).
+- PostgresStore: the same vector search truncation before `offset`; a search inside a namespace
+  walked the table-wide HNSW index and then filtered, so a user with a small share of a large
+  table got fewer results than asked for (exact within a namespace now); `omit_expired` is on.
+- Both: equal scores or timestamps came back in no fixed order, so pages could overlap (ties are
+  broken by namespace and key).
+- Every store: vectors are checked (right size, finite) and cast to float before anything is
+  written (psycopg refuses lists mixing int and float); put values must be JSON with valid
+  Unicode (a lone surrogate is refused, not stored on one backend and refused on another);
+  namespace labels are checked in `batch` too, as the public `put` checks them.
+- Async: an embedder without async code runs in a thread pool of its own; in the event loop's
+  default pool it deadlocked `ainvoke` once concurrent users outnumbered the pool's threads
+  (the graph's sync nodes fill that pool, each waiting on a search that waits on an embedding).
+
+`store_latency(url, vectors)` times searches and puts on one table (benchmarks/backends.py and
+notebook 10 use it).
+
+`local_postgres(dir)` starts PostgreSQL with pgvector from the `pgserver` wheel (no system
+service), yields its URL and stops it on exit.
+
+Leaves out: connection pools (pass a pool to `PostgresStore` yourself), schema changes other than
+LangGraph's own migrations (`setup()`), and TTL on `memory://` and `faiss://` (they raise).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import math
+import os
+import re
+import warnings
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import PutOp, SearchOp, ensure_embeddings, validate_op_namespace
+
+SCHEMES = ("memory", "faiss", "sqlite", "postgresql")
+BUSY_TIMEOUT_MS = 30_000
+
+
+# URLs
+
+
+def parse_url(url: Any) -> tuple[str, str]:
+    """(scheme, target) of a backend URL: the directory, file path or the URL itself."""
+    if isinstance(url, os.PathLike) or not isinstance(url, str):
+        raise TypeError(f"backend URL must be a str such as 'sqlite:///memory.db', got {url!r}")
+    scheme, sep, rest = url.partition("://")
+    scheme = {"postgres": "postgresql", "postgresql+psycopg": "postgresql"}.get(scheme, scheme)
+    if not sep or scheme not in SCHEMES:
+        raise ValueError(
+            f"unsupported backend URL {url!r}: expected memory://, faiss:///dir, "
+            f"sqlite:///path or postgresql://..."
+        )
+    if scheme == "memory":
+        if rest:
+            raise ValueError(f"backend URL {url!r}: memory:// takes no path")
+        return scheme, ""
+    if scheme == "postgresql":
+        return scheme, "postgresql://" + rest
+    if not rest.startswith("/") or rest == "/":
+        raise ValueError(
+            f"backend URL {url!r} needs a path after three slashes, e.g. {scheme}:///build/x "
+            f"(relative) or {scheme}:////tmp/x (absolute)"
+        )
+    path = rest[1:]
+    if "?" in path or "\x00" in path:
+        raise ValueError(f"backend URL {url!r}: the path cannot contain '?' or NUL")
+    return scheme, path
+
+
+# Input checks shared by every store
+
+
+class CheckedEmbeddings(Embeddings):
+    """Wraps an embedder: every vector must have `dims` finite numbers; returned as floats."""
+
+    def __init__(self, embed: Any, dims: int):
+        self.inner = ensure_embeddings(embed)
+        self.dims = dims
+
+    def _check(self, vectors: Sequence[Sequence[float]], texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text, vector in zip(texts, vectors, strict=True):
+            v = [float(x) for x in vector]
+            if len(v) != self.dims:
+                raise ValueError(
+                    f"embedding of {text[:60]!r} has {len(v)} numbers, expected {self.dims}"
+                )
+            if not all(math.isfinite(x) for x in v):
+                raise ValueError(f"embedding of {text[:60]!r} holds NaN or infinity")
+            out.append(v)
+        return out
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self._check(self.inner.embed_documents(texts), texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._check([self.inner.embed_query(text)], [text])[0]
+
+    # An embedder without its own async code would run in the event loop's default executor,
+    # the pool that also runs a graph's sync nodes under ainvoke: with as many concurrent users
+    # as threads, every thread waits on a store search that waits on the embedding (deadlock).
+    def _native_async(self) -> bool:
+        if getattr(self.inner, "afunc", None) is not None:  # an async function was given
+            return True
+        if hasattr(self.inner, "afunc") or hasattr(self.inner, "func"):  # a sync function
+            return False
+        return type(self.inner).aembed_documents is not Embeddings.aembed_documents
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        if self._native_async():
+            return self._check(await self.inner.aembed_documents(texts), texts)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_embed_pool(), self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        return (await self.aembed_documents([text]))[0]
+
+
+@functools.cache
+def _embed_pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="memlib-embed")
+
+
+def check_index(index: Any) -> dict | None:
+    """A store index config with its embedder wrapped in CheckedEmbeddings (None passes)."""
+    if index is None:
+        return None
+    if not isinstance(index, Mapping):
+        raise TypeError(f"index must be a dict like {{'dims': 384, 'embed': ...}}, got {index!r}")
+    dims = index.get("dims")
+    if not isinstance(dims, int) or isinstance(dims, bool) or dims < 1:
+        raise ValueError(f"index['dims'] must be a positive int, got {dims!r}")
+    if index.get("embed") is None:
+        raise ValueError(f"index['embed'] is required (an Embeddings or a function), got {index!r}")
+    return {**index, "embed": CheckedEmbeddings(index["embed"], dims)}
+
+
+def check_value(value: Any, where: str = "value") -> None:
+    """A store value: a dict that JSON can hold, with valid Unicode and finite numbers."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{where} must be a dict, got {type(value).__name__}: {value!r:.80}")
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        raise ValueError(
+            f"{where} holds NaN or infinity, which JSON cannot store: {value!r:.80}"
+        ) from None
+    except TypeError as e:
+        raise TypeError(f"{where} cannot be stored as JSON ({e}): {value!r:.80}") from None
+    _check_strings(value, where)  # json.dumps escapes lone surrogates: check the strings
+
+
+def _check_strings(value: Any, where: str) -> None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(
+                f"{where} holds a string that is not valid Unicode (a lone surrogate): {value!r:.80}"
+            ) from None
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_strings(k, where)
+            _check_strings(v, where)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _check_strings(v, where)
+
+
+def check_ops(ops: Sequence[Any]) -> None:
+    """Check every op of a batch before any of it runs: namespaces, put values, search queries."""
+    for op in ops:
+        validate_op_namespace(op)
+        if isinstance(op, PutOp):
+            _check_strings(op.key, "key")
+            if op.value is not None:
+                check_value(op.value, f"value of {op.key!r}")
+        elif isinstance(op, SearchOp) and op.query is not None:
+            _check_strings(op.query, "query")
+
+
+class _CheckedStore:
+    """Mixin: check a whole batch before handing it to the LangGraph store."""
+
+    def batch(self, ops):
+        ops = list(ops)
+        check_ops(ops)
+        return super().batch(ops)
+
+    async def abatch(self, ops):
+        ops = list(ops)
+        check_ops(ops)
+        return await super().abatch(ops)
+
+
+# The in-memory store
+
+
+@functools.cache
+def _memory_store_class():
+    from langgraph.store.memory import InMemoryStore
+
+    class MemoryStore(_CheckedStore, InMemoryStore):
+        """InMemoryStore with batch-level input checks."""
+
+    return MemoryStore
+
+
+def _stable_order(sql: str) -> str:
+    """Break ties (equal scores, equal timestamps) by namespace and key, so pages never overlap."""
+    sql = re.sub(
+        r"ORDER BY score DESC(\s+LIMIT \S+\s+OFFSET)", r"ORDER BY score DESC, prefix, key\1", sql
+    )
+    sql = re.sub(
+        r"ORDER BY store\.updated_at DESC",
+        "ORDER BY store.updated_at DESC, store.prefix, store.key",
+        sql,
+    )
+    return re.sub(r"ORDER BY updated_at DESC", "ORDER BY updated_at DESC, prefix, key", sql)
+
+
+# SQLite
+
+
+def _sqlite_connect(path: str, *, autocommit: bool = True):
+    """A pysqlite3 connection (it can load sqlite-vec), WAL, a busy timeout, foreign keys on.
+
+    Every SQLite connection memlib opens uses this one library: the checkpointer and the store
+    often share a file, and two SQLite libraries in one process (the standard `sqlite3` and
+    `pysqlite3`) do not see each other's locks, so concurrent writes corrupted the file
+    ("database disk image is malformed"). `autocommit=False` gives `sqlite3`'s default
+    transactions, which SqliteSaver expects.
+    """
+    sqlite3x = _sqlite_module()
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    extra = {"isolation_level": None} if autocommit else {}
+    conn = sqlite3x.connect(path, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000, **extra)
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    if path != ":memory:":
+        conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA foreign_keys=ON")  # store_vectors: ON DELETE CASCADE
+    return conn
+
+
+def _sqlite_module():
+    """pysqlite3 where its wheel exists (Linux x86_64), else the standard library's sqlite3."""
+    try:
+        import pysqlite3.dbapi2 as sqlite3x
+    except ImportError:  # other platforms: their sqlite3 usually loads extensions
+        import sqlite3 as sqlite3x
+    return sqlite3x
+
+
+def _is_duplicate_column(error: Exception) -> bool:
+    sqlite3x = _sqlite_module()
+    return isinstance(error, sqlite3x.OperationalError) and "duplicate column" in str(error)
+
+
+@functools.cache
+def _sqlite_saver_classes():
+    """SqliteSaver / AsyncSqliteSaver on pysqlite3: their setup() catches only the standard
+    library's OperationalError for the column migration that is a no-op on a current file."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    class PySqliteSaver(SqliteSaver):
+        def setup(self) -> None:
+            try:
+                super().setup()
+            except Exception as e:
+                if not _is_duplicate_column(e):
+                    raise
+                self.is_setup = True
+
+    class AsyncPySqliteSaver(AsyncSqliteSaver):
+        async def setup(self) -> None:
+            try:
+                await super().setup()
+            except Exception as e:
+                if not _is_duplicate_column(e):
+                    raise
+                self.is_setup = True
+
+    return PySqliteSaver, AsyncPySqliteSaver
+
+
+@functools.cache
+def _sqlite_store_class():
+    from langgraph.store.sqlite import SqliteStore
+
+    class FixedSqliteStore(_CheckedStore, SqliteStore):
+        """SqliteStore: expired items never returned, full pages, all-or-nothing batches."""
+
+        @contextlib.contextmanager
+        def _cursor(self, *, transaction: bool = True):
+            if not self.is_setup:
+                self.setup()
+            with self.lock:
+                if transaction:
+                    self.conn.execute("BEGIN IMMEDIATE")
+                cur = self.conn.cursor()
+                try:
+                    yield cur
+                except BaseException:
+                    if transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
+                else:
+                    if transaction:
+                        self.conn.execute("COMMIT")
+                finally:
+                    cur.close()
+
+        def _prepare_batch_search_queries(self, search_ops):
+            queries, embedding_requests = super()._prepare_batch_search_queries(search_ops)
+            for idx, _ in embedding_requests:  # [vector, ..., 2 * limit, limit, offset]
+                params = queries[idx][1]
+                params[-3] = -1  # score every candidate before dedup and offset (#8977)
+            return [(_stable_order(q), p, r) for q, p, r in queries], embedding_requests
+
+        def batch(self, ops):
+            ops = list(ops)
+            check_ops(ops)
+            if any(not isinstance(op, PutOp) for op in ops):
+                self.sweep_ttl()  # omit_expired is ignored upstream (#8902): sweep first
+            return SqliteStore.batch(self, ops)
+
+        async def abatch(self, ops):
+            return await asyncio.to_thread(self.batch, list(ops))
+
+    return FixedSqliteStore
+
+
+# PostgreSQL
+
+
+_PG_ORDER_BY_DISTANCE = re.compile(r"ORDER BY (sv\.embedding \S+ %s::\w+(?:\(\d+\))?) ASC")
+
+
+@functools.cache
+def _postgres_fix(base):
+    class Fixed(_CheckedStore, base):
+        def _prepare_batch_search_queries(self, search_ops):
+            queries, embedding_requests = super()._prepare_batch_search_queries(search_ops)
+            per_doc = self.index_config["__estimated_num_vectors"] if self.index_config else 1
+            for idx, _ in embedding_requests:  # [..., expanded limit, limit, offset]
+                op = search_ops[idx][1]
+                sql, params = queries[idx]
+                params[-3] = (op.offset + op.limit) * per_doc * 2 + 1
+                if op.namespace_prefix:  # exact within a namespace, see _exact_in_namespace
+                    sql = _exact_in_namespace(sql)
+                queries[idx] = (sql, params)
+            return [(_stable_order(q), p) for q, p in queries], embedding_requests
+
+    Fixed.__name__ = Fixed.__qualname__ = "Fixed" + base.__name__
+    Fixed.__doc__ = f"{base.__name__} whose vector search pages past the first 2 * limit rows."
+    return Fixed
+
+
+def _exact_in_namespace(sql: str) -> str:
+    """Order a namespaced search by an expression of the distance, not the HNSW operator itself.
+
+    Ordered by the bare operator, PostgreSQL walks the table-wide HNSW index, which yields only
+    `hnsw.ef_search` (40) nearest rows before the namespace filter: a user holding 1% of the rows
+    got 0 to 2 results for limit=5. Ordered by `(distance) + 0`, the planner filters by the
+    namespace (a btree index) first and scores those rows exactly.
+    """
+    return _PG_ORDER_BY_DISTANCE.sub(r"ORDER BY (\1) + 0 ASC", sql, count=1)
+
+
+def _pg_kwargs() -> dict:
+    from psycopg.rows import dict_row
+
+    return {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+
+
+def _ttl_config(scheme: str, url: str, ttl: Any) -> dict | None:
+    if ttl is None:
+        return None
+    if not isinstance(ttl, Mapping):
+        raise TypeError(f"ttl must be a dict like {{'default_ttl': 60}} or None, got {ttl!r}")
+    if scheme in ("memory", "faiss"):
+        raise ValueError(f"backend {url!r} does not support TTL (use sqlite:// or postgresql://)")
+    return {"omit_expired": True, **ttl}
+
+
+# Opening by URL
+
+
+@contextlib.contextmanager
+def open_checkpointer(url: str) -> Iterator[Any]:
+    """A set-up LangGraph checkpointer for a backend URL, closed on exit. Introduced in notebooks/10_production_backends.ipynb."""
+    scheme, target = parse_url(url)
+    if scheme == "memory":
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        yield InMemorySaver()
+    elif scheme in ("faiss", "sqlite"):
+        path = Path(target) / "checkpoints.sqlite" if scheme == "faiss" else Path(target)
+        conn = _sqlite_connect(str(path), autocommit=False)
+        try:
+            saver = _sqlite_saver_classes()[0](conn)
+            saver.setup()
+            yield saver
+        finally:
+            conn.close()
+    else:
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg import Connection
+
+        with Connection.connect(target, **_pg_kwargs()) as conn:
+            saver = PostgresSaver(conn)
+            saver.setup()
+            yield saver
+
+
+@contextlib.contextmanager
+def open_store(url: str, *, index: Mapping | None = None, ttl: Mapping | None = None):
+    """A set-up LangGraph store for a backend URL (vector search if index is given). Introduced in notebooks/10_production_backends.ipynb."""
+    scheme, target = parse_url(url)
+    index = check_index(index)
+    ttl = _ttl_config(scheme, url, ttl)
+    if scheme == "memory":
+        yield _memory_store_class()(index=index)
+    elif scheme == "faiss":
+        from memlib.faiss_store import FaissStore
+
+        store = FaissStore(index=index, path=Path(target) / "store", autosave=True)
+        try:
+            yield store
+        finally:
+            if callable(getattr(store, "close", None)):  # releases a directory lock, if any
+                store.close()
+    elif scheme == "sqlite":
+        if index is not None and "fields" in index:  # SqliteStore reads "text_fields" only
+            index = {**index, "text_fields": index["fields"]}
+        conn = _sqlite_connect(target)
+        try:
+            store = _sqlite_store_class()(conn, index=index, ttl=ttl)
+            store.setup()
+            yield store
+        finally:
+            conn.close()
+    else:
+        from langgraph.store.postgres import PostgresStore
+        from psycopg import Connection
+
+        with Connection.connect(target, **_pg_kwargs()) as conn:
+            store = _postgres_fix(PostgresStore)(conn, index=index, ttl=ttl)
+            store.setup()
+            yield store
+
+
+@contextlib.asynccontextmanager
+async def aopen_checkpointer(url: str) -> AsyncIterator[Any]:
+    """The async checkpointer for a backend URL (AsyncSqliteSaver, AsyncPostgresSaver, ...). Introduced in notebooks/10_production_backends.ipynb."""
+    scheme, target = parse_url(url)
+    if scheme == "memory":
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        yield InMemorySaver()
+    elif scheme in ("faiss", "sqlite"):
+        import aiosqlite
+
+        path = Path(target) / "checkpoints.sqlite" if scheme == "faiss" else Path(target)
+        connect = functools.partial(_sqlite_connect, str(path), autocommit=False)
+        async with aiosqlite.Connection(connect, 64) as conn:  # pysqlite3, see _sqlite_connect
+            saver = _sqlite_saver_classes()[1](conn)
+            await saver.setup()
+            yield saver
+    else:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from psycopg import AsyncConnection
+
+        async with await AsyncConnection.connect(target, **_pg_kwargs()) as conn:
+            saver = AsyncPostgresSaver(conn)
+            await saver.setup()
+            yield saver
+
+
+@contextlib.asynccontextmanager
+async def aopen_store(url: str, *, index: Mapping | None = None, ttl: Mapping | None = None):
+    """The async store for a backend URL (AsyncPostgresStore; the others serve abatch). Introduced in notebooks/10_production_backends.ipynb."""
+    scheme, target = parse_url(url)
+    if scheme != "postgresql":
+        with open_store(url, index=index, ttl=ttl) as store:
+            yield store
+        return
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+    from psycopg import AsyncConnection
+
+    index = check_index(index)
+    ttl = _ttl_config(scheme, url, ttl)
+    async with await AsyncConnection.connect(target, **_pg_kwargs()) as conn:
+        store = _postgres_fix(AsyncPostgresStore)(conn, index=index, ttl=ttl)
+        await store.setup()
+        yield store
+
+
+# A local PostgreSQL
+
+
+@contextlib.contextmanager
+def local_postgres(directory: str | os.PathLike) -> Iterator[str]:
+    """Start PostgreSQL with pgvector in directory (pgserver), yield its URL, stop it on exit. Introduced in notebooks/10_production_backends.ipynb."""
+    if not isinstance(directory, str | os.PathLike) or not str(directory):
+        raise TypeError(f"directory must be a non-empty str or path, got {directory!r}")
+    with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset
+        warnings.simplefilter("ignore")
+        import pgserver
+
+    path = Path(directory).resolve()
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"directory {str(directory)!r} exists and is not a directory")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _forget_dead_handles(path)
+    with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset
+        warnings.simplefilter("ignore")
+        server = pgserver.get_server(path, cleanup_mode="stop")
+    try:
+        server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+
+
+def _forget_dead_handles(path: Path) -> None:
+    """Drop pids of dead processes from pgserver's handle list.
+
+    pgserver stops the server when its last handle closes, counting handles by pid in
+    `.handle_pids.json`. A process that died without closing (a killed kernel) stays listed, so
+    no later run was ever the last: every server started afterwards was left running.
+    """
+    handles = path / ".handle_pids.json"
+    try:
+        pids = json.loads(handles.read_text())
+    except (OSError, ValueError):
+        return
+    alive = [pid for pid in pids if isinstance(pid, int) and _alive(pid)]
+    if alive != pids:
+        handles.write_text(json.dumps(alive))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# Latency
+
+
+def memory_texts(n: int) -> list[str]:
+    """n distinct, sentence-like memories for latency runs (deterministic)."""
+    verbs = ["likes", "visited", "works on", "asked about", "bought", "reads about", "avoids"]
+    things = ["coffee", "trains", "Python", "gardens", "chess", "jazz", "Rust", "maps", "tea"]
+    places = ["Porto", "Oslo", "Lisbon", "Kyoto", "Lima", "Accra", "Quebec", "Hanoi", "Tunis"]
+    return [
+        f"Memory {i}: the user {verbs[i % 7]} {things[i // 7 % 9]} in {places[i // 63 % 9]}."
+        for i in range(n)
+    ]
+
+
+def store_latency(url: str, vectors: Mapping[str, Sequence[float]], *, users=10, searches=50, k=3):
+    """Load vectors' texts into one table, then time searches and single puts (embedding excluded)."""
+    import statistics
+    import time
+
+    from langgraph.store.base import PutOp
+
+    texts = list(vectors)
+    dims = len(next(iter(vectors.values())))
+    index = {"dims": dims, "embed": lambda ts: [vectors[t] for t in ts], "fields": ["text"]}
+    with open_store(url, index=index) as store:
+        t0 = time.perf_counter()
+        ops = [PutOp(("bench", f"u{i % users}"), f"m{i}", {"text": t}) for i, t in enumerate(texts)]
+        for start in range(0, len(ops), 1000):
+            store.batch(ops[start : start + 1000])
+        load_s = time.perf_counter() - t0
+        search_ms, short = [], 0
+        for j, text in enumerate(texts[:searches]):
+            t0 = time.perf_counter()
+            hits = store.search(("bench", f"u{j % users}"), query=text, limit=k)
+            search_ms.append((time.perf_counter() - t0) * 1000)
+            short += len(hits) < k
+        put_ms = []
+        for j, text in enumerate(texts[:10]):
+            t0 = time.perf_counter()
+            store.put(("bench", "u0"), f"extra{j}", {"text": text})
+            put_ms.append((time.perf_counter() - t0) * 1000)
+    return {
+        "memories": len(texts),
+        "load_s": round(load_s, 3),
+        "search_ms_p50": round(statistics.median(search_ms), 2),
+        "put_ms_p50": round(statistics.median(put_ms), 2),
+        "short_results": short,
+    }
