@@ -811,7 +811,7 @@ def test_cli_prints_the_base_url_and_serves():
             assert json.loads(response.read())["object"] == "list"
     finally:
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=30) == 0, proc.stderr.read()[-2000:]
 
 
 # --------------------------------------------------------------------------------------------

@@ -1661,6 +1661,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    block_on_close = False  # stopping never waits on a client that keeps its connection open
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hangs up early (closing a stream) is not an error worth a traceback."""
