@@ -86,6 +86,11 @@ POOLS = {
         ],
         # lines of work said as "I'm in X" / "I do X for Y" (gold role: the field itself)
         "fields": ["marketing", "sales", "payroll", "recruitment", "customer support", "insurance"],
+        # Added 2026-12-01 (second widening) for the families after WIDE_FAMILIES only
+        # (_draw_wide2): accented names and cities, organisations with numbers in their names.
+        "accent_names": ["José", "Zoë", "Björn", "Renée", "Chloé", "Søren"],
+        "accent_cities": ["São Paulo", "Zürich", "Malmö", "Bogotá"],
+        "number_orgs": ["3M", "7-Eleven", "Forever 21"],
     },
 }
 
@@ -579,10 +584,284 @@ FAMILIES: dict[str, list[tuple[list[str], dict]]] = {
             {"name": N, "employer": "{org}", "role": "{role}"},
         ),
     ],
+    # ---- Added 2026-12-01, second widening (drawn after all the families above, from the dev
+    # pools widened again with accented names and cities and numbered organisations: see
+    # _draw_wide2). ----
+    # Passive voice: hired by, employed by.
+    "passive_employed": [
+        (
+            ["I was hired by {org} last spring as a {role}."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["I'm employed by {org}, and I live in {city}, about twenty minutes from the office."],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            ["I've been employed by {org} since 2021; before that I was employed by {org2}."],
+            {"employer": "{org}"},
+        ),
+    ],
+    # Relative clauses and appositions carrying the fact.
+    "relative_clause": [
+        (
+            ["The company I work for, {org}, just announced a hiring freeze, which is stressful."],
+            {"employer": "{org}"},
+        ),
+        (
+            ["The city I live in, {city}, has the worst parking in the world."],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "The firm that pays my salary, {org}, wants me to relocate, but I'm staying put in {city}."
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+    ],
+    # Clefts and pseudo-clefts.
+    "cleft": [
+        (
+            ["It's {org} where I work, not {org2} - people always mix them up."],
+            {"employer": "{org}"},
+        ),
+        (
+            ["It was {city2} where I grew up, but it's {city} that I call home now."],
+            {"location": "{city}"},
+        ),
+        (
+            ["What I do is {field}, and who I do it for is {org}."],
+            {"employer": "{org}", "role": "{field}"},
+        ),
+    ],
+    # A place fronted as the setting of the sentence.
+    "fronted_place": [
+        (["Here in {city}, the weather has been awful all week."], {"location": "{city}"}),
+        (
+            ["Over here in {city} we've had three public holidays this month, lucky me."],
+            {"location": "{city}"},
+        ),
+        (
+            ["Back in {city2} it would be sunny right now, but here in {city} it's grey as usual."],
+            {"location": "{city}"},
+        ),
+    ],
+    # Verbless fragments.
+    "nominal_phrases": [
+        (
+            ["{crole}. {org}. Based in {city}."],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["Thirty-something {role}, {city} resident, coffee addict."],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["Just a tired {role} living the {city} life, trying to figure out my taxes."],
+            {"role": "{role}", "location": "{city}"},
+        ),
+    ],
+    # Self-description inside an "as a ..." phrase.
+    "as_a_role": [
+        (
+            ["As a {role} at {org}, I often have to deal with difficult customers."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["As a {city} resident, I'm curious how the new tram line will work."],
+            {"location": "{city}"},
+        ),
+        (["Speaking as a {role} myself, I think the new rules are a mess."], {"role": "{role}"}),
+    ],
+    # Possessive chains: the user's facts inside a longer noun phrase.
+    "possessive_chain": [
+        (
+            ["My team at {org_s} {city2} office is tiny - just four of us."],
+            {"employer": "{org}"},
+        ),
+        (
+            ["My boss's boss at {org} is a former {role2}; I'm just a humble {role}."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["My company's HQ is in {city2}, but my desk is in {city}, where I live."],
+            {"location": "{city}"},
+        ),
+    ],
+    # Time adverbials first.
+    "since_time": [
+        (["Since March I've been living in {city}."], {"location": "{city}"}),
+        (
+            ["Ever since I joined {org} in 2022, I've barely had a weekend off."],
+            {"employer": "{org}"},
+        ),
+        (
+            ["Since last autumn I've been working as a {role}; before that I was at uni."],
+            {"role": "{role}"},
+        ),
+    ],
+    # Contrast with "not".
+    "contrastive_not": [
+        (["{city}, not {city2}, is where I live."], {"location": "{city}"}),
+        (
+            ["Not {org2} - {org}! That's where I work. {org2} is our competitor."],
+            {"employer": "{org}"},
+        ),
+        (["I'm a {role}, not a {role2}; a {role2} would earn twice as much."], {"role": "{role}"}),
+    ],
+    # Reported speech: what others say about the user, true or not.
+    "reported_speech": [
+        (
+            ["My mum tells everyone I'm a {role2}, but I'm actually a {role}."],
+            {"role": "{role}"},
+        ),
+        (
+            ["{name2} keeps saying I should move to {city2}, but I like living in {city}."],
+            {"location": "{city}"},
+        ),
+        (
+            ["My boss told me I'm the best {role} {org} has ever had, which was nice."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+    ],
+    # Questions to the assistant with the user's facts embedded in them.
+    "embedded_question": [
+        (
+            [
+                "As someone who lives in {city}, should I get travel insurance for a trip to {city2}?"
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            ["Given that I work at {org}, is it weird to apply to {org2} as well?"],
+            {"employer": "{org}"},
+        ),
+        (
+            ["How do I ask for a raise when I'm the only {role} at {org}?"],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+    ],
+    # A plan next to the current fact, in clipped chat style.
+    "plan_vs_current": [
+        (["Starting at {org2} next month; for now I'm still at {org}."], {"employer": "{org}"}),
+        (
+            ["Moving to {city2} in the summer, but until then I'm in {city}."],
+            {"location": "{city}"},
+        ),
+        (
+            ["I'll be a {role2} once I finish retraining; at the moment I work as a {role}."],
+            {"role": "{role}"},
+        ),
+    ],
+    # Long messages with the facts buried in the middle of a paragraph.
+    "buried_long": [
+        (
+            [
+                "So I've been meaning to ask about meal planning. Work has been crazy lately - I'm "
+                "a {role} at {org} and we're in the middle of an audit - and by the time I get "
+                "home to my flat in {city} I'm too tired to cook anything more complicated than "
+                "toast. My sister {name2} says I should batch cook on Sundays, but honestly "
+                "Sundays are for sleeping. Any tips?"
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Quick question about running shoes. Some background: I'm {name}, I started "
+                "running last year after my doctor nagged me, and I mostly run along the river "
+                "here in {city} before work. My friend in {city2} swears by trail shoes, but I'm "
+                "on pavement most of the time. What should I look for?"
+            ],
+            {"name": N, "location": "{city}"},
+        ),
+        (
+            [
+                "I need help writing a toast for my brother's wedding. He's marrying a {role2} "
+                "from {city2}, which is hilarious because he swore he'd never date anyone in that "
+                "job. For context, I'm the older sibling, I work at {org} (boring, I know), and "
+                "I'll be flying in from {city}, where I live, the day before. Can you help me "
+                "make it funny but not mean?"
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+    ],
+    # Accented names and places, with a greeting in another language.
+    "accented_names": [
+        (
+            ["Hola! I'm {aname}, I live in {acity} and I work for {norg}."],
+            {"name": "{aname}", "employer": "{norg}", "location": "{acity}"},
+        ),
+        (
+            ["Bonjour - {aname} {surname} ici. Well, here. I'm a {role} in {acity}."],
+            {"name": "{aname} {surname}", "role": "{role}", "location": "{acity}"},
+        ),
+        (
+            [
+                "Ciao! Mi chiamo {aname}. Sorry, English: my name is {aname}, I'm a {role} at {norg}."
+            ],
+            {"name": "{aname}", "employer": "{norg}", "role": "{role}"},
+        ),
+    ],
+    # Organisations with numbers in their names.
+    "number_orgs": [
+        (
+            ["I've worked at {norg} for ages, mostly in {field}."],
+            {"employer": "{norg}", "role": "{field}"},
+        ),
+        (["{norg} is my employer - yes, that {norg}."], {"employer": "{norg}"}),
+        (
+            ["Day job: {role} at {norg}. Night job: sleeping."],
+            {"employer": "{norg}", "role": "{role}"},
+        ),
+    ],
+    # Several people in one sentence, the user's facts in the middle.
+    "multi_person": [
+        (
+            [
+                "My sister's a {role2} at {org2}, I'm a {role} at {org}, and our dad is retired in {city2}."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "{name2} lives in {city2}, I live in {city}, and my brother keeps moving between the two."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "My husband teaches in {city2}; me, I'm a {role} here in {city}; the kids are still at school."
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+    ],
+    # British and American colloquialisms.
+    "uk_us_colloquial": [
+        (
+            [
+                "Reckon I'll stay at {org} a while yet - I've only been their {role} since "
+                "January, and my flat in {city} is ten minutes from the office."
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["Y'all, I just got my first paycheck from {org}! Officially a {role} now."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Cheers, mate. {name} here - sorted my move to {city} last week, so that's where I'm living now."
+            ],
+            {"name": N, "location": "{city}"},
+        ),
+    ],
 }
 # The families drawn first, in two passes (their items keep their ids and content); the families
 # after them were added later and are drawn after them, all wordings at once, with _draw_wide.
 ORIGINAL_FAMILIES = 16
+# The families up to here (the original ones and the first widening) are drawn with _draw_wide;
+# the families after them (the second widening) are drawn after them, with _draw_wide2.
+WIDE_FAMILIES = 32
 
 SLOTS = ("name", "employer", "role", "location")
 QUESTIONS = {
@@ -644,6 +923,21 @@ def _draw_wide(pool: dict, rng: random.Random) -> dict[str, str]:
     return values
 
 
+def _draw_wide2(pool: dict, rng: random.Random) -> dict[str, str]:
+    """_draw_wide, then accented names and cities (aname, acity), organisations with numbers in
+    their names (norg), the role capitalised (crole) and the employer's possessive (org_s), for the second widening's families."""
+    values = _draw_wide(pool, rng)
+    values.update(
+        aname=rng.choice(pool["accent_names"]),
+        acity=rng.choice(pool["accent_cities"]),
+        norg=rng.choice(pool["number_orgs"]),
+        crole=values["role"][:1].upper() + values["role"][1:],
+        # the possessive: "Globex's", "Vandelay Imports'"
+        org_s=values["org"] + ("'" if values["org"].endswith("s") else "'s"),
+    )
+    return values
+
+
 def _items(
     split: str,
     families: dict[str, list[tuple[list[str], dict]]],
@@ -698,10 +992,12 @@ def build() -> dict[str, list[dict]]:
     pool = POOLS["dev"]
     dev: list[dict] = []
     original = dict(list(FAMILIES.items())[:ORIGINAL_FAMILIES])
-    added = dict(list(FAMILIES.items())[ORIGINAL_FAMILIES:])
+    added = dict(list(FAMILIES.items())[ORIGINAL_FAMILIES:WIDE_FAMILIES])
+    added2 = dict(list(FAMILIES.items())[WIDE_FAMILIES:])
     _items("dev", original, slice(None, FIRST_WORDINGS), pool, DEV_PER_WORDING, rng, dev)
     _items("dev", original, slice(FIRST_WORDINGS, None), pool, DEV_PER_WORDING, rng, dev)
     _items("dev", added, slice(None), pool, DEV_PER_WORDING, rng, dev, draw=_draw_wide)
+    _items("dev", added2, slice(None), pool, DEV_PER_WORDING, rng, dev, draw=_draw_wide2)
     sealed = load_sealed()
     test: list[dict] = []
     _items(
