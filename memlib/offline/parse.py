@@ -42,6 +42,58 @@ _NOT_NOW = {
     "dream",
     "wish",
 }
+_TIME_NOUNS = {
+    "moment",
+    "time",
+    "age",
+    "while",
+    "year",
+    "month",
+    "week",
+    "day",
+    "weekend",
+    "night",
+    "morning",
+    "evening",
+    "present",
+    "minute",
+    "hour",
+    "decade",
+    "end",
+    "start",
+    "beginning",
+}
+_NOT_ROLES = {
+    "sibling",
+    "brother",
+    "sister",
+    "son",
+    "daughter",
+    "parent",
+    "mum",
+    "mom",
+    "dad",
+    "father",
+    "mother",
+    "child",
+    "kid",
+    "twin",
+    "friend",
+    "neighbour",
+    "neighbor",
+    "fan",
+    "person",
+    "one",
+    "type",
+    "kind",
+    "guy",
+    "girl",
+    "boy",
+    "man",
+    "woman",
+    "customer",
+    "user",
+}
 _STATES = {"live", "work", "be", "base", "reside", "stay"}
 _PLACE_VERBS = {"live", "base", "move", "relocate", "reside", "settle"}
 _WORK_VERBS = {"work", "join", "start"}
@@ -68,16 +120,41 @@ def _nlp():
         return None
 
 
-_PRAISE = {"experienced", "qualified", "trained", "professional", "seasoned", "proud", "good"}
+_PRAISE = {
+    "experienced",
+    "qualified",
+    "trained",
+    "professional",
+    "seasoned",
+    "proud",
+    "good",
+    "humble",
+    "best",
+    "lowly",
+    "simple",
+    "typical",
+    "ordinary",
+    "overworked",
+    "busy",
+    "happy",
+}
+
+
+_SITES = {"office", "branch", "team", "site", "headquarters", "hq", "plant", "store", "lab"}
 
 
 def _span(token, article: bool = False) -> str:
     """The flat noun phrase headed by `token`: its compounds, modifiers and flat names; with
-    `article`, a proper name keeps its "the" ("the Red Cross")."""
+    `article`, a proper name keeps its "the" ("the Red Cross"), and a site of an organisation
+    names the organisation ("Pied Piper's Lisbon office" -> "Pied Piper")."""
+    if article and token.lemma_.lower() in _SITES:
+        owners = [c for c in token.children if c.dep_ == "poss" and c.pos_ == "PROPN"]
+        if owners:
+            return _span(owners[0], article=True)
     keep = [
         t
         for t in token.subtree
-        if (t.dep_ in ("compound", "amod", "flat", "nmod") and t.lower_ not in _PRAISE)
+        if (t.dep_ in ("compound", "amod", "flat", "nmod", "nummod") and t.lower_ not in _PRAISE)
         or t == token
         or (t.tag_ == "HYPH" and t.head == token)  # "Vance-Holloway"
         or (
@@ -91,13 +168,19 @@ def _span(token, article: bool = False) -> str:
         or (t.dep_ == "poss" and t.pos_ == "PROPN")
         or (t.dep_ == "case" and t.head.dep_ == "poss" and t.head.pos_ == "PROPN")
     ]
-    keep = [t for t in keep if t.i <= token.i or t.dep_ in ("flat",)]
+    keep = [
+        t
+        for t in keep
+        if t.i <= token.i or t.dep_ == "flat" or (t.dep_ == "nummod" and t.i == token.i + 1)
+    ]  # "Forever 21", not "Seville, about twenty minutes"
     words = [t for t in sorted(keep, key=lambda t: t.i) if t.lower_ not in _TITLES]
-    text = "".join(
-        t.text_with_ws if k + 1 < len(words) and words[k + 1].i == t.i + 1 else t.text + " "
-        for k, t in enumerate(words)
-    )
-    return text.strip(" .,;")
+    # "3M", "7-Eleven": pieces written together with the name belong to it
+    while words and words[0].i > 0:
+        before = words[0].doc[words[0].i - 1]
+        if before.whitespace_ or not (before.is_digit or before.text == "-"):
+            break
+        words.insert(0, before)
+    return _join(words).strip(" .,;")
 
 
 def _title_name(token) -> str:
@@ -173,6 +256,8 @@ def _hedged(clause) -> bool:
         clause.dep_ in ("xcomp", "ccomp")
         and head.i < clause.i
         and (head.lemma_ in _NOT_NOW or head.lower_ == "used")
+        # "I like living in Vienna" states where I live; "I'd like to live there" does not
+        and not (clause.tag_ == "VBG" and head.lemma_ in ("like", "love", "enjoy", "hate"))
     ):
         return True
     if clause.dep_ == "advcl" and head.lower_ == "used":
@@ -181,6 +266,7 @@ def _hedged(clause) -> bool:
 
 
 _SLOT_NOUNS = {
+    "town": "location",
     "name": "name",
     "employer": "employer",
     "company": "employer",
@@ -213,6 +299,30 @@ def _lowercase_name(word: str) -> bool:
     doc = _nlp()(f"I'm {word.title()}.")
     token = doc[2]
     return token.pos_ == "PROPN" and token.ent_type_ in ("PERSON", "GPE", "")
+
+
+def _cleft(clause) -> list[tuple[str, str]] | None:
+    """ "It's Globex where I work" -> employer; "it's Porto that I call home" -> location; None
+    when the clause is no cleft (then "It's Kwame" may be an introduction)."""
+    attrs = [c for c in clause.children if c.dep_ == "attr"]
+    if not attrs:
+        return None
+    verbs = [v for v in attrs[0].children if v.dep_ == "relcl"]
+    verbs += [v for v in clause.children if v.dep_ in ("ccomp", "relcl", "advcl")]
+    for verb in verbs:
+        if not any(c.dep_ == "nsubj" and c.lower_ == "i" for c in verb.children):
+            continue
+        if _hedged(verb):
+            return []
+        lemma = verb.lemma_.lower()
+        if lemma in _WORK_VERBS:
+            return [("employer", _span(attrs[0], article=True))]
+        if lemma in _PLACE_VERBS or (
+            lemma == "call" and any(c.lower_ == "home" for c in verb.children)
+        ):
+            return [("location", _span(attrs[0]))]
+        return []
+    return None
 
 
 def _appositive_job(name) -> list[tuple[str, str]]:
@@ -292,7 +402,42 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
             facts = [f for r in stated if r for f in r[0]]
             return facts, set().union(*(r[1] for r in stated if r), asked[1] if asked else set())
         doc = nlp(normalise(sentence))
-        return [], {t.lower_ for t in doc if t.pos_ in ("PROPN", "NOUN")}
+        # "Given that I work at X, is it weird to ...?", "... when I'm the only nurse at X?":
+        # a first-person clause set under the question states; the rest is asked.
+        stated = [
+            v
+            for v in doc
+            if v.dep_ in ("pcomp", "advcl")
+            and v.pos_ in ("VERB", "AUX")
+            and any(c.dep_ == "nsubj" and c.lower_ == "i" for c in v.children)
+            and any(
+                c.dep_ == "mark" and c.lower_ in ("that", "when", "since", "because")
+                for c in v.children
+            )
+            and not _hedged(v)
+        ]
+        if stated:
+            span = doc[
+                min(t.i for v in stated for t in v.subtree) : max(
+                    t.i for v in stated for t in v.subtree
+                )
+                + 1
+            ]
+            inner = _read(
+                _join(list(span))
+                .strip()
+                .removeprefix("that ")
+                .removeprefix("when ")
+                .removeprefix("since ")
+                .removeprefix("because ")
+                + "."
+            )
+            facts = inner[0] if inner else []
+        else:
+            facts = []
+        return facts, {t.lower_ for t in doc if t.pos_ in ("PROPN", "NOUN")} - {
+            w.lower() for _, v in facts for w in v.split()
+        }
     doc = nlp(normalise(sentence))
     out: list[tuple[str, str]] = []
     blocked: set[str] = set()
@@ -330,6 +475,10 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
             and subjects[0].lower_ in _DEMONSTRATIVE
             and not _hedged(clause)
         ):
+            cleft = _cleft(clause)
+            if cleft is not None:
+                out += cleft  # "It's Globex where I work", "it's Porto that I call home"
+                continue
             # "This is Zanele." / "It's Kwame here.": an introduction, the user's name
             out += [
                 fact
@@ -366,13 +515,25 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                         )
             continue
         lemma = clause.lemma_.lower()
+        if lemma in ("hire", "employ", "recruit"):  # "I was hired by X as a Y"
+            for c in clause.children:
+                objs = [o for o in c.children if o.dep_ == "pobj"]
+                if c.dep_ == "agent" and objs:
+                    out.append(("employer", _span(objs[0], article=True)))
+                elif c.dep_ == "prep" and c.lower_ == "as" and objs:
+                    out.append(("role", _span(objs[0])))
+            continue
         for c in clause.children:
             if c.dep_ == "prep":
                 objs = [o for o in c.children if o.dep_ == "pobj"]
                 if not objs:
                     continue
-                if objs[0].ent_type_ in ("DATE", "TIME", "CARDINAL", "DURATION"):
-                    continue  # "for three years" is a time, not an employer
+                if (
+                    objs[0].ent_type_ in ("DATE", "TIME", "DURATION")
+                    or (objs[0].ent_type_ == "CARDINAL" and objs[0].text.isdigit())
+                    or objs[0].lemma_.lower() in _TIME_NOUNS
+                ):
+                    continue  # "for three years", "at the moment": a time, not an employer
                 value = _span(objs[0], article=c.lower_ in ("at", "for", "with"))
                 if c.lower_ == "by" and lemma == "go":
                     out.append(("name", value))  # "I go by Nadia"
@@ -446,9 +607,13 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                 if (c.pos_ == "PROPN" or c.ent_type_ == "PERSON") and not _has_det(c):
                     out.append(("name", _span(c)))
                     out += _appositive_job(c)
-                elif _has_det(c) and not (
-                    c.lemma_ in ("specialist", "expert")
-                    and any(p.dep_ == "prep" and p.lower_ == "in" for p in c.children)
+                elif (
+                    _has_det(c)
+                    and c.lemma_.lower() not in _NOT_ROLES
+                    and not (
+                        c.lemma_ in ("specialist", "expert")
+                        and any(p.dep_ == "prep" and p.lower_ == "in" for p in c.children)
+                    )
                 ):  # "I'm a nurse", "I'm the CTO"; not "I'm vegan", "a specialist in Kafka"
                     out.append(("role", _span(c)))
                     for p in c.children:
@@ -488,7 +653,54 @@ def _possessive_facts(doc) -> list[tuple[str, str]]:
     old job at X"); "Porto is home" -> location Porto; "I meant Cape Town" -> the slot its
     entity type names (a correction: the newer value wins)."""
     out = []
+    first_person = any(x.lower_ == "i" and x.dep_ in ("nsubj", "nsubjpass") for x in doc)
     for t in doc:
+        if t.lower_ == "here" and t.dep_ == "advmod":
+            # "Here in Seville, the weather ...": where the writer is
+            out += [
+                ("location", _span(o))
+                for p in t.children
+                if p.dep_ == "prep" and p.lower_ == "in"
+                for o in p.children
+                if o.dep_ == "pobj" and o.ent_type_ in ("GPE", "LOC")
+            ]
+        if t.i == 0 and t.lower_ == "as" and first_person:
+            # "As an architect at Wayne Foods, I ...", "As a Riga resident, I ..."
+            for o in (o for o in t.children if o.dep_ == "pobj"):
+                if o.lemma_ == "resident":
+                    out += [
+                        ("location", _span(c))
+                        for c in o.children
+                        if c.dep_ == "compound" and c.ent_type_ in ("GPE", "LOC")
+                    ]
+                elif _has_det(o) and o.pos_ == "NOUN" and o.lemma_.lower() not in _NOT_ROLES:
+                    out.append(("role", _span(o)))
+                    out += [
+                        ("employer", _span(q, article=True))
+                        for p in o.children
+                        if p.dep_ == "prep" and p.lower_ in ("at", "for", "with")
+                        for q in p.children
+                        if q.dep_ == "pobj"
+                    ]
+        if t.lemma_ == "be" and not _hedged(t):
+            subject = [c for c in t.children if c.dep_ == "nsubj" and c.pos_ == "PROPN"]
+            for c in t.children if subject else ():
+                # "3M is my employer", "Lisbon is my home town"
+                if c.dep_ == "attr" and any(d.lower_ == "my" for d in c.children):
+                    slot = _SLOT_NOUNS.get(c.lemma_.lower())
+                    if slot in ("employer", "location"):
+                        out.append((slot, _span(subject[0], article=slot == "employer")))
+                # "Vienna, not Mexico City, is where I live"
+                if (
+                    c.dep_ in ("ccomp", "advcl", "relcl")
+                    and any(d.lower_ == "where" for d in c.children)
+                    and any(d.dep_ == "nsubj" and d.lower_ == "i" for d in c.children)
+                    and not _hedged(c)
+                ):
+                    if c.lemma_ in _PLACE_VERBS:
+                        out.append(("location", _span(subject[0])))
+                    elif c.lemma_ in _WORK_VERBS:
+                        out.append(("employer", _span(subject[0], article=True)))
         if (
             t.lemma_.lower() in _WORKPLACE_NOUNS
             and any(c.lower_ == "my" for c in t.children)
