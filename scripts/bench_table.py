@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
 RESULTS = BENCH / "results"
-BENCHMARKS = ("recall_latency", "tokens", "notebooks", "calls", "eval")
+BENCHMARKS = ("recall_latency", "tokens", "notebooks", "calls", "eval", "offline_model")
 NAMES = {
     "inmemory": "LangGraph InMemoryStore",
     "faiss_flat": "FaissStore, exact",
@@ -47,6 +47,45 @@ def recall_latency_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def offline_model_table(on: dict, off: dict | None) -> str:
+    """The offline model on the sealed and dev sets, with the parser (and without, when measured)."""
+    cols = [("sealed test set", on["test"]), ("dev set", on["dev"])]
+    if off:
+        cols = [
+            ("sealed test set", on["test"]),
+            ("sealed, rules only", off["test"]),
+            ("dev set", on["dev"]),
+            ("dev, rules only", off["dev"]),
+        ]
+    rows = [
+        ("profile fields found (recall)", lambda r: f"{r['recall']:.3f}"),
+        ("fields filled that are right (precision)", lambda r: f"{r['precision']:.3f}"),
+        ('fields holding the string "None"', lambda r: f"{r['none_strings']}"),
+        (
+            'questions answered right ("I don\'t know" when nothing was said)',
+            lambda r: (
+                f"{r['answers']['accuracy']:.3f} ({r['answers']['right']} of {r['answers']['total']})"
+            ),
+        ),
+        ("stated facts kept by a 40-word summary", lambda r: f"{r['summaries']['facts_kept']:.3f}"),
+        ("summaries written as sentences", lambda r: f"{r['summaries']['sentence_rate']:.3f}"),
+        (
+            "long chats: facts still in the rolling summary",
+            lambda r: (
+                f"{r['long']['facts_kept']:.3f} ({r['long']['kept']} of {r['long']['facts']})"
+            ),
+        ),
+        (
+            "long chats: question answered right",
+            lambda r: f"{r['long']['answers']} of {r['long']['items']}",
+        ),
+    ]
+    head = " | ".join(f"{name} ({r['items']} chats)" for name, r in cols)
+    lines = [f"| figure | {head} |", "|---|" + "---:|" * len(cols)]
+    lines += [f"| {label} | " + " | ".join(f(r) for _, r in cols) + " |" for label, f in rows]
+    return "\n".join(lines)
+
+
 def load_benchmark(name: str):
     """benchmarks/<name>.py as a module (not run: its main() is behind __main__)."""
     path = BENCH / f"{name}.py"
@@ -67,6 +106,9 @@ def render(name: str, results: Path = RESULTS) -> str:
     data = json.loads(path.read_text())
     if name == "recall_latency":
         return recall_latency_table(data)
+    if name == "offline_model":
+        rules = results / "offline_model_rules.json"
+        return offline_model_table(data, json.loads(rules.read_text()) if rules.is_file() else None)
     module = load_benchmark(name)
     if not callable(getattr(module, "table", None)):
         raise ValueError(f"benchmarks/{name}.py defines no table(result) function")
