@@ -22,7 +22,7 @@ The offline model's part, pinned here and recorded (not asserted) by the noteboo
   cut would have orphaned a ToolMessage (a model that calls the tool on other turns moves these);
 - the 50-turn comparison: tiktoken prompt tokens at turn 50 (full 1391, trim 378, LangMem 212,
   rotation 232), LangMem's 4 summarization calls and its 8-message summarized_messages copy,
-  earlier facts still in the last prompt (full 35 of 35, trim 8, LangMem 12, rotation 14), and
+  earlier facts still in the last prompt (full 35 of 35, trim 8, LangMem 11, rotation 14), and
   which answers to "what's my name, which company?" named both facts.
 """
 
@@ -70,7 +70,7 @@ EXPECT = {
     "rotation_answer_has_facts_turn50": ("true",),
     "full_earlier_facts_in_prompt_turn50": ("==", 35),
     "trim_earlier_facts_in_prompt_turn50": ("==", 8),
-    "langmem_earlier_facts_in_prompt_turn50": ("==", 12),
+    "langmem_earlier_facts_in_prompt_turn50": ("==", 11),
     "rotation_earlier_facts_in_prompt_turn50": ("==", 14),
     # the rotation summary at turn 50 keeps turn 1 and lets the last ten turns in
     "rotation_summary_turn50_has_turn1_facts": ("true",),
