@@ -795,11 +795,14 @@ def test_server_lifecycle_and_arguments():
 
 
 def test_cli_prints_the_base_url_and_serves():
+    # Started with SIGINT ignored, as under a pytest-xdist worker or nohup (an ignored signal is
+    # inherited): Ctrl-C must still stop it.
     proc = subprocess.Popen(
         [sys.executable, "-m", "memlib.offline.server", "--port", "0", "--mode", "reworded"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     try:
         base_url = proc.stdout.readline().strip()

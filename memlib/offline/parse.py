@@ -57,7 +57,6 @@ _TIME_NOUNS = {
     "evening",
     "present",
     "minute",
-    "hour",
     "decade",
     "end",
     "start",

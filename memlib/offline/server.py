@@ -42,6 +42,7 @@ import hashlib
 import json
 import random
 import re
+import signal
 import sys
 import threading
 import time
@@ -1838,6 +1839,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=MODES, default="plain", help="plain or reworded")
     parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
     args = parser.parse_args(argv)
+    # Ctrl-C and SIGTERM stop the server even when the parent process ignores SIGINT (an ignored
+    # signal is inherited: pytest-xdist workers, nohup, some CI runners).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     server = OpenAICompatibleServer(port=args.port, mode=args.mode, verbose=args.verbose)
     server.start()
     print(server.base_url, flush=True)

@@ -1048,6 +1048,8 @@ def _item_worth(
     numbers + decision, plus recency for new exchanges; what the previous summary carried counts like a recent exchange
     (it survived earlier folds, and dropping it loses it for good)."""
     items = previous + new
+    if not items:
+        return {}, {}
     texts = [i.levels[-1] for i in items]
     # Embedded in their short form: a third of the cost, and the same text fold after fold.
     vectors = embed([i.levels[0] for i in items])
