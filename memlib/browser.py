@@ -109,7 +109,9 @@ def jupyterlab(root: str | os.PathLike, timeout: float = 60.0):
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     log.flush()
-                    text = (root / ".jupyterlab-test.log").read_text(encoding="utf-8", errors="replace")[-2000:]
+                    text = (root / ".jupyterlab-test.log").read_text(
+                        encoding="utf-8", errors="replace"
+                    )[-2000:]
                     raise RuntimeError(
                         f"JupyterLab did not start on port {port}:\n{text}"
                     ) from None
