@@ -434,6 +434,7 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
             facts = inner[0] if inner else []
         else:
             facts = []
+        facts += _introduced_by_as(doc)
         return facts, {t.lower_ for t in doc if t.pos_ in ("PROPN", "NOUN")} - {
             w.lower() for _, v in facts for w in v.split()
         }
@@ -647,13 +648,56 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
 _WORKPLACE_NOUNS = {"job", "work", "boss", "manager", "team", "office", "colleague", "employer"}
 
 
+def _introduced_by_as(doc) -> list[tuple[str, str]]:
+    """ "As someone who lives in Seville, should I ...?", "Speaking as a teacher myself, ...":
+    the writer describing themselves on the way to something else (also inside a question)."""
+    out = []
+    for t in doc:
+        if t.lower_ != "as" or t.dep_ != "prep":
+            continue
+        opener = t.i == 0 or (t.head.lemma_ == "speak" and t.head.tag_ == "VBG")
+        if not opener:
+            continue
+        for o in (o for o in t.children if o.dep_ == "pobj"):
+            if o.lower_ in ("someone", "somebody", "a person"):
+                for r in (r for r in o.children if r.dep_ == "relcl" and not _hedged(r)):
+                    for p in (p for p in r.children if p.dep_ == "prep"):
+                        for q in (q for q in p.children if q.dep_ == "pobj" and q.pos_ == "PROPN"):
+                            if r.lemma_ in _PLACE_VERBS and p.lower_ == "in":
+                                out.append(("location", _span(q)))
+                            elif r.lemma_ in _WORK_VERBS and p.lower_ in ("at", "for"):
+                                out.append(("employer", _span(q, article=True)))
+            elif t.i > 0 and _has_det(o) and o.lemma_.lower() not in _NOT_ROLES:
+                out.append(("role", _span(o)))  # "Speaking as a teacher myself"
+    return out
+
+
 def _possessive_facts(doc) -> list[tuple[str, str]]:
     """What the user's possessions imply: "my boss at X" / "my job at X" -> employer X (not "my
     old job at X"); "Porto is home" -> location Porto; "I meant Cape Town" -> the slot its
     entity type names (a correction: the newer value wins)."""
-    out = []
+    out = _introduced_by_as(doc)
     first_person = any(x.lower_ == "i" and x.dep_ in ("nsubj", "nsubjpass") for x in doc)
     for t in doc:
+        if t.dep_ == "relcl" and not _hedged(t):
+            # "The city I live in, Utrecht, ...", "The firm that pays my salary, Soylent, ..."
+            named = [
+                c
+                for c in [
+                    *t.children,
+                    *t.head.children,
+                    *(x for d in t.children for x in d.children),
+                ]
+                if c.dep_ in ("appos", "npadvmod") and c.pos_ == "PROPN"
+            ]
+            by_me = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children)
+            pays_me = t.lemma_ == "pay" and any(
+                c.dep_ == "dobj" and any(d.lower_ == "my" for d in c.children) for c in t.children
+            )
+            if named and by_me and t.lemma_ in _PLACE_VERBS:
+                out.append(("location", _span(named[0])))
+            elif named and ((by_me and t.lemma_ in _WORK_VERBS) or pays_me):
+                out.append(("employer", _span(named[0], article=True)))
         if t.lower_ == "here" and t.dep_ == "advmod":
             # "Here in Seville, the weather ...": where the writer is
             out += [
