@@ -324,17 +324,36 @@ def _cleft(clause) -> list[tuple[str, str]] | None:
     return None
 
 
+def _objects(token, preps: tuple[str, ...]) -> list:
+    """The objects of `token`'s prepositions among `preps`: "a nurse at X" -> [X]."""
+    return [
+        o
+        for p in token.children
+        if p.dep_ == "prep" and p.lower_ in preps
+        for o in p.children
+        if o.dep_ == "pobj"
+    ]
+
+
+def _employers(token, preps: tuple[str, ...] = ("at", "for", "with")) -> list[tuple[str, str]]:
+    """ "a nurse at X", "my boss at X": employer facts from `token`'s prepositions."""
+    return [("employer", _span(o, article=True)) for o in _objects(token, preps)]
+
+
+def _places(token) -> list[tuple[str, str]]:
+    """ "here in Seville", "our flat in Utrecht": a named place after `token`'s "in"."""
+    return [
+        ("location", _span(o)) for o in _objects(token, ("in",)) if o.ent_type_ in ("GPE", "LOC")
+    ]
+
+
 def _appositive_job(name) -> list[tuple[str, str]]:
     """ "Nadia, currently an architect at X" / "Dr. Lindqvist, graphic designer at Hooli": the
     job set beside a name."""
     out = []
     for a in name.children:
         if a.dep_ == "appos" and a.pos_ == "NOUN":
-            out.append(("role", _span(a)))
-            for p in a.children:
-                objs = [o for o in p.children if o.dep_ == "pobj"]
-                if p.dep_ == "prep" and p.lower_ in ("at", "with", "for") and objs:
-                    out.append(("employer", _span(objs[0], article=True)))
+            out += [("role", _span(a)), *_employers(a)]
     return out
 
 
@@ -564,11 +583,7 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                 elif c.lower_ in ("with", "at") and lemma == "be":
                     out.append(("employer", value))
                 elif c.lower_ == "as" and lemma in (*_WORK_VERBS, "qualify", "serve"):
-                    out.append(("role", value))
-                    for p in objs[0].children:
-                        inner = [o for o in p.children if o.dep_ == "pobj"]
-                        if p.dep_ == "prep" and p.lower_ in ("at", "for", "with") and inner:
-                            out.append(("employer", _span(inner[0], article=True)))
+                    out += [("role", value), *_employers(objs[0])]
             elif (
                 c.dep_ in ("acomp", "attr")
                 and lemma == "be"
@@ -586,19 +601,10 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
             ):
                 out.append(("name", _title_name(c)))
             elif c.dep_ == "dobj" and lemma == "do" and c.pos_ == "NOUN" and not _has_det(c):
-                as_ = [
-                    o
-                    for p in [*c.children, *clause.children]
-                    if p.dep_ == "prep" and p.lower_ == "as"
-                    for o in p.children
-                    if o.dep_ == "pobj"
-                ]
+                as_ = _objects(c, ("as",)) + _objects(clause, ("as",))
                 # "I do sales for X"; "I do freelance work as a nurse": the role is the nurse
                 out.append(("role", _span(as_[0]) if as_ else _span(c)))
-                for p in [*clause.children, *c.children]:
-                    objs = [o for o in p.children if o.dep_ == "pobj"]
-                    if p.dep_ == "prep" and p.lower_ in ("for", "at") and objs:
-                        out.append(("employer", _span(objs[0], article=True)))
+                out += _employers(clause, ("for", "at")) + _employers(c, ("for", "at"))
             elif (
                 (c.dep_ == "attr" or (c.dep_ == "acomp" and c.pos_ == "PROPN" and not lower))
                 and lemma in ("be", "become")
@@ -699,14 +705,7 @@ def _possessive_facts(doc) -> list[tuple[str, str]]:
             elif named and ((by_me and t.lemma_ in _WORK_VERBS) or pays_me):
                 out.append(("employer", _span(named[0], article=True)))
         if t.lower_ == "here" and t.dep_ == "advmod":
-            # "Here in Seville, the weather ...": where the writer is
-            out += [
-                ("location", _span(o))
-                for p in t.children
-                if p.dep_ == "prep" and p.lower_ == "in"
-                for o in p.children
-                if o.dep_ == "pobj" and o.ent_type_ in ("GPE", "LOC")
-            ]
+            out += _places(t)  # "Here in Seville, the weather ...": where the writer is
         if t.i == 0 and t.lower_ == "as" and first_person:
             # "As an architect at Wayne Foods, I ...", "As a Riga resident, I ..."
             for o in (o for o in t.children if o.dep_ == "pobj"):
@@ -717,14 +716,7 @@ def _possessive_facts(doc) -> list[tuple[str, str]]:
                         if c.dep_ == "compound" and c.ent_type_ in ("GPE", "LOC")
                     ]
                 elif _has_det(o) and o.pos_ == "NOUN" and o.lemma_.lower() not in _NOT_ROLES:
-                    out.append(("role", _span(o)))
-                    out += [
-                        ("employer", _span(q, article=True))
-                        for p in o.children
-                        if p.dep_ == "prep" and p.lower_ in ("at", "for", "with")
-                        for q in p.children
-                        if q.dep_ == "pobj"
-                    ]
+                    out += [("role", _span(o)), *_employers(o)]
         if t.lemma_ == "be" and not _hedged(t):
             subject = [c for c in t.children if c.dep_ == "nsubj" and c.pos_ == "PROPN"]
             for c in t.children if subject else ():
@@ -752,10 +744,7 @@ def _possessive_facts(doc) -> list[tuple[str, str]]:
                 for c in t.children
             )
         ):
-            for p in t.children:
-                objs = [o for o in p.children if o.dep_ == "pobj"]
-                if p.dep_ == "prep" and p.lower_ in ("at", "with", "for") and objs:
-                    out.append(("employer", _span(objs[0], article=True)))
+            out += _employers(t)
         if (
             t.lemma_.lower() == "job"
             and any(c.lower_ == "my" for c in t.children)
@@ -766,11 +755,7 @@ def _possessive_facts(doc) -> list[tuple[str, str]]:
             for p in [*t.children, *(x for x in t.head.children if x.lower_ == "as")]:
                 objs = [o for o in p.children if o.dep_ == "pobj"]
                 if p.dep_ == "prep" and p.lower_ == "as" and objs:
-                    out.append(("role", _span(objs[0])))
-                    for q in objs[0].children:
-                        inner = [o for o in q.children if o.dep_ == "pobj"]
-                        if q.dep_ == "prep" and q.lower_ in ("at", "for", "with") and inner:
-                            out.append(("employer", _span(inner[0], article=True)))
+                    out += [("role", _span(objs[0])), *_employers(objs[0])]
                 elif p.dep_ == "prep" and p.lower_ in ("at", "with") and objs:
                     out.append(("employer", _span(objs[0], article=True)))
         if (
@@ -779,26 +764,13 @@ def _possessive_facts(doc) -> list[tuple[str, str]]:
             and t.head.lower_ == "for"
             and any(x.lower_ == "i" and x.dep_ == "nsubj" for x in doc)
         ):
-            # "I commute ... for work at Cyberdyne"
-            out += [
-                ("employer", _span(o, article=True))
-                for p in t.children
-                if p.dep_ == "prep" and p.lower_ == "at"
-                for o in p.children
-                if o.dep_ == "pobj"
-            ]
+            out += _employers(t, ("at",))  # "I commute ... for work at Cyberdyne"
         if t.lemma_.lower() in ("flat", "house", "home", "apartment", "place") and any(
             c.lower_ in ("my", "our") for c in t.children
         ):
             # "the last boxes in our new flat in Utrecht"
             if not any(c.lower_ in ("old", "former", "previous") for c in t.children):
-                out += [
-                    ("location", _span(o))
-                    for p in t.children
-                    if p.dep_ == "prep" and p.lower_ == "in"
-                    for o in p.children
-                    if o.dep_ == "pobj" and o.ent_type_ in ("GPE", "LOC")
-                ]
+                out += _places(t)
         if t.lemma_ == "be" and any(c.dep_ == "attr" and c.lower_ == "home" for c in t.children):
             out += [
                 ("location", _span(c))
