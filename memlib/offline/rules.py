@@ -588,12 +588,13 @@ _FORM_SLOTS = {
     "hometown": "location",
     "based": "location",
 }
-_SIGN_OFF = re.compile(
-    r"^(?:kind regards|best regards|regards|best wishes|best|cheers|thanks|thank you|many thanks|"
-    r"sincerely|yours sincerely|yours truly|yours|warm regards|all the best),?\s*$",
-    re.I,
+# How a message signs off ("Kind regards,"), and the name line that follows it.
+SIGN_OFF_PHRASES = (
+    r"(?:kind |best |warm )?regards|best wishes|best|cheers|sincerely|yours(?: sincerely| truly)?|"
+    r"all the best|many thanks|thanks|thank you"
 )
-_SIGNATURE_NAME = re.compile(
+_SIGN_OFF = re.compile(rf"^(?:{SIGN_OFF_PHRASES}),?\s*$", re.I)
+SIGNATURE_NAME = re.compile(
     r"^(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?(?P<value>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})\.?$"
 )
 
@@ -619,7 +620,7 @@ _PLACE_LINE = re.compile(r"^[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2}$")
 
 def _signature(block: list[str]) -> list[Statement]:
     """A signature: the name line, then "role, Organisation" and a city line if present."""
-    m = _SIGNATURE_NAME.match(block[0]) if block else None
+    m = SIGNATURE_NAME.match(block[0]) if block else None
     if not m or len(block[0].split()) > 5:
         return []
     out = [Statement("user", "name", m.group("value"), block[0])]

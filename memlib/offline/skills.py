@@ -25,6 +25,8 @@ from memlib.offline.rules import (
     ANSWER_PHRASES,
     FORGET,
     PREDICATE_LABELS,
+    SIGN_OFF_PHRASES,
+    SIGNATURE_NAME,
     STOPWORDS,
     Statement,
     ask_about_all,
@@ -536,14 +538,7 @@ _LEADING_COURTESY = re.compile(
     r"^(?:(?:hi|hello|hey|thanks|thank you|ok(?:ay)?|great|cool|sure|good|right|so|well)\b[\w ]{0,12}?[,!.]\s+)+",
     re.I,
 )
-_SALUTATION = re.compile(
-    r"^(?:dear\b[\w .'-]{0,40}|(?:kind |best |warm )?regards|best wishes|best|cheers|sincerely|"
-    r"yours(?: sincerely| truly)?|all the best|many thanks|thanks|thank you)[,.!]*$",
-    re.I,
-)
-_SIGNATURE_LINE = re.compile(
-    r"^(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3}\.?$"
-)
+_SALUTATION = re.compile(rf"^(?:dear\b[\w .'-]{{0,40}}|{SIGN_OFF_PHRASES})[,.!]*$", re.I)
 _INSTRUCTION_ECHO = re.compile(
     r"^(?:reply|return|respond|output|give|answer|write|provide)\b[^.]{0,40}\bsummary\b|\bsummary only\b"
     r"|^(?:reply|return|respond|output|answer) (?:with )?only\b",
@@ -889,7 +884,7 @@ def _exchange_items(
                         identity[f.predicate] = f.value
                 if facts and _absorbed(s, facts):
                     continue
-                if not facts and (_words(s) < 3 or _SIGNATURE_LINE.match(s)):
+                if not facts and (_words(s) < 3 or SIGNATURE_NAME.match(s)):
                     continue  # "Oh, Hooli!", "Me! Rafael!", "Mira Barros": not a sentence
                 states.append(to_third_person(s) if kind == "user" else s)
                 said.add(_short(s).lower())
