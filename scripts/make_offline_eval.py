@@ -856,6 +856,799 @@ FAMILIES: dict[str, list[tuple[list[str], dict]]] = {
         ),
     ],
 }
+# The third widening: new wordings of the 16 original families, written by people who had not
+# read the rules (2026-12-01), drawn after everything above with _draw_wide2, THIRD_PER_WORDING
+# items each; their wording numbers continue after the family's existing ones.
+THIRD_PER_WORDING = 3
+THIRD_WORDINGS: dict[str, list[tuple[list[str], dict]]] = {
+    "intro_plain": [
+        (
+            [
+                "Hello! First time using this. I'm {name}, I live in {city}, and I'm a {role} "
+                "over at {org}."
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Good evening. Allow me to introduce myself: my name is {name} {surname}. I am "
+                "a {role} employed at {org}, and I reside in {city}."
+            ],
+            {
+                "name": "{name} {surname}",
+                "employer": "{org}",
+                "role": "{role}",
+                "location": "{city}",
+            },
+        ),
+        (
+            ["hey! so I'm {name} 👋", "work as a {role}, live in {city}, that's about it really"],
+            {"name": "{name}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["Hi all - {name} from {org}, where I'm the {role}. Based out of {city}."],
+            {"name": "{name}", "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Thought I'd start with a bit about me. I'm {name}, thirty-four, married, two "
+                "cats. I've been living in {city} for a while now and I'm a {role} at {org}. My "
+                "husband {name2} works at {org2}, but that's another story."
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Hiya.",
+                "Name's {name}.",
+                "{city} is home, and {org} is where I clock in every morning - I'm one of their "
+                "{role}s.",
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["Hi, I'm {name}, and I both live and work in {city} - I'm a {role} at {org}."],
+            {"name": "{name}", "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Before we start: I'm {name}. Not {name2} - that's whose account this is, my "
+                "flatmate.",
+                "I live in {city} and I'm a {role}.",
+            ],
+            {"name": "{name}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "name_here": [
+        (
+            ["Got a minute? It's {name} here - {org_s} new {role}."],
+            {"name": "{name}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["Hi, {name} {surname} here from {org}.", "I'm the {role} on the team."],
+            {"name": "{name} {surname}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["{name} here 🙂", "Living in {city} these days."],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            [
+                "Hey, it's {name} here - my colleague {name2} said you could help.",
+                "I'm a {role}, by the way.",
+            ],
+            {"name": "{name}", "role": "{role}"},
+        ),
+        (
+            [
+                "This is {name} here, writing on behalf of my manager {name2}, who's stuck in "
+                "{city2} this week."
+            ],
+            {"name": "{name}"},
+        ),
+        (
+            ["Evening! {name} here.", "Long shift at {org} today - being a {role} is no joke."],
+            {"name": "{name}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "{hname} here!",
+                "I'm with {morg}, working out of their office in {mcity} - that's also where I "
+                "live.",
+            ],
+            {"name": "{hname}", "employer": "{morg}", "location": "{mcity}"},
+        ),
+        (
+            [
+                "Hi, {name} here, on my sister {name2}'s phone.",
+                "She's a {role2} at {org2}; I'm a {role}.",
+            ],
+            {"name": "{name}", "role": "{role}"},
+        ),
+    ],
+    "call_me": [
+        (
+            [
+                "You can just call me {name}.",
+                "Oh, and I'm a {role} at {org}, in case that's relevant.",
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["Call me {hname}, please - and yes, it's hyphenated. I live in {city}."],
+            {"name": "{hname}", "location": "{city}"},
+        ),
+        (
+            ["Most people just call me Dr. {surname}.", "I practise in {city}, where I also live."],
+            {"name": "Dr. {surname}", "location": "{city}"},
+        ),
+        (
+            ["my friends call me {name}, so you can too", "live in {city}, work at {org}"],
+            {"name": "{name}", "employer": "{org}", "location": "{city}"},
+        ),
+        (
+            ["I'd prefer it if you called me {name}. And I'd rather not say where I live."],
+            {"name": "{name}"},
+        ),
+        (
+            [
+                "Just {name} is fine, no need for anything formal.",
+                "My brother {name2} calls me something ruder, but let's not go there.",
+            ],
+            {"name": "{name}"},
+        ),
+        (["Don't call me {name2} - that's my twin. Call me {name}."], {"name": "{name}"}),
+        (
+            [
+                "Do call me {name} - I've never been one for formality. I'm a {role}, based in "
+                "{city}."
+            ],
+            {"name": "{name}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "origin_now": [
+        (
+            ["{city2} born and raised, but I've lived in {city} for the last decade."],
+            {"location": "{city}"},
+        ),
+        (
+            ["I'm {name}, a {city2} native, though I've called {city} home since uni."],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (["Originally? {city2}. Currently? {city}. Long story."], {"location": "{city}"}),
+        (
+            [
+                "I was born in {city2} to a family of {role2}s, moved around a lot as a kid, and "
+                "now I'm settled in {city}, working as a {role}."
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "My roots are in {acity} - my whole family's still there.",
+                "Me, I live in {city} now, with my partner.",
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Although I'm from {city2} originally, {city} is where I live these days - I'm "
+                "at {org}."
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "Hi, I'm {name}! Grew up in {acity}, went to uni in {city2}, and I've been "
+                "living in {city} since graduating."
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            [
+                "People hear my accent and assume I live in {city2}. I did grow up there, but "
+                "I've lived in {city} for years."
+            ],
+            {"location": "{city}"},
+        ),
+    ],
+    "relative_city": [
+        (
+            [
+                "My parents retired to {city2} and my little brother lives in {acity} now.",
+                "I'm still in {city}, where we all grew up.",
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            ["My wife's family is from {city2}; we visit them every Christmas. We live in {city}."],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "My daughter's a {role2} in {city2} and my son works for {org2}.",
+                "As for me, I'm retired and live in {city}.",
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "My grandmother lived in {city2} her whole life.",
+                "I'm {name}, I live in {city} and work at {org}.",
+            ],
+            {"name": "{name}", "employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "My aunt {name2} runs a bakery in {city2} - I'm helping out there this "
+                "weekend, but normally I live in {city}, where I work as a {role}."
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "My cousin {name2} lives in {city} too, but works at {org2}.",
+                "I'm {name}; I'm a {role} at {org}.",
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["My boyfriend lives in {city2} and I live in {city}, so it's long distance for now."],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "My son {name2} is at uni in {city2}.",
+                "I'm {name}, his mum, and I'm still living in {city}.",
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+    ],
+    "hypothetical": [
+        (
+            [
+                "If I won the lottery I'd quit and move to {city2} tomorrow.",
+                "Sadly I'm still a {role} at {org}.",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Suppose I took the job at {org2} - would I have to move to {city2}? I live in "
+                "{city} at the moment."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            ["In another life I'd be a {role2} in {city2}.", "In this one, I'm {name}, a {role}."],
+            {"name": "{name}", "role": "{role}"},
+        ),
+        (
+            [
+                "Were I to become a {role2}, I'd need years of retraining, so I'll probably "
+                "stay a {role}."
+            ],
+            {"role": "{role}"},
+        ),
+        (
+            [
+                "Say I moved to {city2} - would my {org} contract still be valid? I'm a {role} "
+                "there at the moment."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Honestly, if {org2} offered me a job as a {role2} I'd take it in a heartbeat.",
+                "I'm {name} by the way.",
+            ],
+            {"name": "{name}"},
+        ),
+        (
+            ["I wish I lived in {city2}! Instead I live in {city}, where it never stops raining."],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Dream scenario: I'm a {role2} at {org2}, living in {city2}.",
+                "Reality: {role} at {org}, living in {city}.",
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "former_employer": [
+        (
+            ["Until last March I was employed at {org2}; I have since joined {org} as a {role}."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (["Ex-{org2}, now {role} at {org}."], {"employer": "{org}", "role": "{role}"}),
+        (
+            [
+                "I was made redundant from {org2} in the spring.",
+                "Luckily {org} took me on as a {role} a few weeks later, and I'm still there.",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "My old boss at {org2} still emails me sometimes, which is awkward now that "
+                "I work for {org}."
+            ],
+            {"employer": "{org}"},
+        ),
+        (
+            ["{org2}? Haven't worked there since 2020.", "I'm a {role} at {org} these days."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "I spent a decade as a {role2} at {org2}. These days I'm a {role} at {org} "
+                "- quite the career change!"
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Left {org2} at Easter - best thing I ever did, mate. Been at {org} since "
+                "and never looked back."
+            ],
+            {"employer": "{org}"},
+        ),
+        (
+            [
+                "I'm {name}. I quit {org2} in January and I've been freelancing from home "
+                "in {city} ever since."
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+    ],
+    "lowercase": [
+        (
+            ["heyyy", "{lname} here lol", "just moved to {lcity} for my job at {lorg}"],
+            {"name": "{name}", "employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "so i'm a {role} at {lorg}, been there about two years, and i live in {lcity} "
+                "with my partner"
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "quick q - i'm {lname}, i used to work at {lorg2} but now i'm at {lorg}. how do i "
+                "update my linkedin?"
+            ],
+            {"name": "{name}", "employer": "{org}"},
+        ),
+        (
+            ["my name's {lname} and i'm not a {role2}, i'm a {role}, people always get that wrong"],
+            {"name": "{name}", "role": "{role}"},
+        ),
+        (
+            ["{lcity} based {role} here, any tips for filing taxes?"],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "hello. i am {lname}. i live in {lcity}. my brother works at {lorg2} but i work "
+                "at {lorg}."
+            ],
+            {"name": "{name}", "employer": "{org}", "location": "{city}"},
+        ),
+        (
+            ["im a {role}", "at {lorg}", "live in {lcity} btw"],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "wait did i tell you my name? it's {lname}",
+                "and no, i don't live in {lcity} anymore, moved out last year",
+            ],
+            {"name": "{name}"},
+        ),
+    ],
+    "used_to_moved": [
+        (
+            [
+                "Spent most of my twenties in {city2}.",
+                "These days it's {city} for me - moved here in the spring and I'm not going back.",
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Back when I was a {role2} I basically lived out of a suitcase. Switched "
+                "careers in 2020 and I've been a {role} at {org} ever since."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "I was at {org2} for six years, then {org} for two. Now I freelance as a "
+                "{role} from home in {city}."
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["Formerly {city2}-based, now a proper {city} local.", "{name}, by the way."],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            [
+                "hey, quick update on me",
+                "my last day at {org2} was in june",
+                "started at {org} two weeks ago as their new {role}",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "I was a {role2} in {city2} for about a decade. Then I retrained, moved to "
+                "{city}, and now I work as a {role}."
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Before relocating I was employed by {org2} in {city2}.",
+                "Now I'm settled in {city}, still looking for work.",
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "I used to go by {name2}, but I've been {name} since I was about fifteen and "
+                "that's what I'd like you to use."
+            ],
+            {"name": "{name}"},
+        ),
+    ],
+    "plans_applications": [
+        (
+            [
+                "Just sent off my application to {org2} - fingers crossed!",
+                "For now I'm still a {role} at {org}.",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Thinking about retraining as a {role2}.",
+                "I'm a {role} with {org} at the moment and it's wearing me down.",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "We've put an offer in on a house in {city2}, but completion isn't until "
+                "spring, so {city} is home for a few more months yet."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Got a second-round interview with {org2} next Tuesday!!",
+                "don't tell my boss at {org} lol",
+            ],
+            {"employer": "{org}"},
+        ),
+        (
+            [
+                "{org2} offered me a job starting in January, but I haven't signed anything yet.",
+                "I'm {name}, btw.",
+            ],
+            {"name": "{name}"},
+        ),
+        (
+            [
+                "Would you look over my cover letter? It's for a {role2} post at {org2}.",
+                "Bit of background: I'm {name}, and I currently work as a {role}.",
+            ],
+            {"name": "{name}", "role": "{role}"},
+        ),
+        (
+            [
+                "Signed the contract with {org2} yesterday! Start date is the 1st of March.",
+                "Until then I'm working out my notice at {org}.",
+            ],
+            {"employer": "{org}"},
+        ),
+        (
+            [
+                "Okay, long story, but I need to vent. My partner got a job offer in "
+                "{city2} and we've been going back and forth about whether to move. I'd "
+                "have to ask {org} for a transfer or quit, and I'm the only {role} on my "
+                "team, so that's awkward. We live in {city} and honestly I love it. If "
+                "we do go, it won't be before next summer. How do people make these "
+                "decisions?"
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "questions": [
+        (
+            [
+                "Anyone know what {org2} pays a {role2}? Asking for myself - I'm a {role} at "
+                "{org} and I've been wondering about switching."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["Is {city2} expensive?", "Compared to {city}, I mean, since that's where I live."],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "what do {role2}s actually do all day?",
+                "genuinely curious, I'm a {role} so I've never had to find out",
+            ],
+            {"role": "{role}"},
+        ),
+        (
+            [
+                "Should I move to {city2}? Honest opinions please.",
+                "I'm {name}, {city} born and bred, and I've never lived anywhere else.",
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            [
+                "Does {org2} have an office in {city}?",
+                "That's where I live, and I'm fed up with my job at {org}.",
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (["Who runs {org2} these days? And are they really moving their HQ to {city2}?"], {}),
+        (
+            [
+                "Can a {role2} work remotely from {city2}, do you think? Not for me - I'm "
+                "perfectly happy as a {role}, and I live in {city} - it's for a friend."
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Would you happen to know whether {org2} sponsors work visas? I'm {name} "
+                "{surname}, a {role} currently with {org}."
+            ],
+            {"name": "{name} {surname}", "employer": "{org}", "role": "{role}"},
+        ),
+    ],
+    "colleague": [
+        (
+            [
+                "{name2} from accounts just got promoted to {role2}, and meanwhile I'm still a "
+                "lowly {role}."
+            ],
+            {"role": "{role}"},
+        ),
+        (
+            ["Me and {name2} both work at {org} - {name2}'s a {role2}, I'm a {role}."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "My coworker lives out in {city2} and commutes in every day. I'm lucky - I live "
+                "in {city}, five minutes from the office."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "My team lead, {name2}, used to be at {org2}.",
+                "I've only ever worked at {org} myself. I'm {name}, by the way.",
+            ],
+            {"name": "{name}", "employer": "{org}"},
+        ),
+        (
+            [
+                "Our new hire, {name2}, is relocating from {city2}, so I'm showing them around "
+                "{city} this weekend - I live here, so I know all the good spots."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "ugh {name2} (the person at the next desk) will NOT stop talking about moving to "
+                "{city2}",
+                "anyway I'm {name}, {role} at {org}, please send help",
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "A colleague of mine, {name2}, is a {role2} in our {city2} office.",
+                "I'm in the {city} office myself, since that's where I live.",
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "This is Dr. {surname}. Not to be confused with Dr. {dsurname}, my colleague down "
+                "the hall, who is a {role2}; I'm the {role}."
+            ],
+            {"name": "Dr. {surname}", "role": "{role}"},
+        ),
+    ],
+    "negation_role": [
+        (
+            ["Just to be clear, I'm no {role2}. I'm a {role}; completely different job."],
+            {"role": "{role}"},
+        ),
+        (
+            [
+                "I wouldn't call myself a {role2}, really. I'm a {role} who occasionally gets "
+                "roped into that stuff."
+            ],
+            {"role": "{role}"},
+        ),
+        (
+            ["Nope, not {city2}! Never lived there in my life. I live in {city}."],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "I don't work for {org2}, I work for {org} - easy mistake, we share a "
+                "building. I'm a {role} there."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["My name isn't {name2}, it's {name}. Happens all the time, don't worry."],
+            {"name": "{name}"},
+        ),
+        (
+            [
+                "I never did become a {role2} in the end. Dropped out, and now I'm a {role} "
+                "at {org}, which I actually enjoy."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "I'm not a {role2} and I don't work at {org2} - wrong person, I'm afraid.",
+                "My name is {name}.",
+            ],
+            {"name": "{name}"},
+        ),
+        (
+            [
+                "Honestly? I'm not in {city2}, I'm not with {org2}, and I'm definitely not a "
+                "{role2}.",
+                "I'm {name}, I live in {city}, and I'm a {role} at {org}.",
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "tenure": [
+        (
+            ["Coming up on ten years at {org} now, all of them as a {role}."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (["I'm in my fifth year as a {role} at {org}."], {"employer": "{org}", "role": "{role}"}),
+        (
+            ["Been with {org} since I graduated - started out as a {role2}, and now I'm a {role}."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["I spent eight years at {org2}; I've been at {org} for just under one."],
+            {"employer": "{org}"},
+        ),
+        (
+            [
+                "Random question, but does anyone else find that the longer they live somewhere the "
+                "less they actually explore it? Going on three years living in {city} now, and I "
+                "still haven't been to half the museums. My friend {name2} visited from {city2} last "
+                "month and saw more in a weekend than I have in all that time."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "How long have I been at {org}? Feels like forever, but it's actually only eighteen "
+                "months.",
+                "I'm {name}, their {role}.",
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "I did {field2} at {org2} for a while, but for the last couple of years I've been "
+                "doing {field} at {org}."
+            ],
+            {"employer": "{org}", "role": "{field}"},
+        ),
+        (
+            [
+                "I worked at {org2} for eleven years, until they closed the office in {city2}.",
+                "I'm {name}, and I'm retired now.",
+            ],
+            {"name": "{name}"},
+        ),
+    ],
+    "name_based": [
+        (
+            ["Name? {name}. Location? {city}. Anything else you need?"],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            [
+                "First name's {name}. I'm from {city2} originally, but I've lived in {city} for "
+                "ages."
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            ["It's {name}! We talked last week about the damp in my flat in {city}."],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            ["My parents named me {name} after a character in a book. Long story."],
+            {"name": "{name}"},
+        ),
+        (
+            [
+                "I'm {hname}, with a hyphen - people always forget it.",
+                "Living in {city} these days.",
+            ],
+            {"name": "{hname}", "location": "{city}"},
+        ),
+        (
+            ["Hiya, {name} again! Still in {city}, still working for {org}."],
+            {"name": "{name}", "employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "My name's {name}. {name2} is my twin - we get mixed up constantly, even by our "
+                "own mum."
+            ],
+            {"name": "{name}"},
+        ),
+        (
+            [
+                "Your records might have me as {name2} - that was my old name. It's {name} now; "
+                "I changed it when I got married."
+            ],
+            {"name": "{name}"},
+        ),
+    ],
+    "job_sentence": [
+        (["My job? I'm a {role} at {org}."], {"employer": "{org}", "role": "{role}"}),
+        (["{org} employs me as a {role}, for my sins."], {"employer": "{org}", "role": "{role}"}),
+        (
+            ["I'm {org_s} only {role}, which means every weird request lands on my desk."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["I earn my living as a {role}.", "The company's {org}, if you've heard of them."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "I'm a {role} by trade and I work at {org}, out of their {city2} office, "
+                "though I live in {city}."
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "I'm a {role}. Freelance, so no boss, and I work from my kitchen table at home "
+                "in {city}."
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["The day job is {role} at {org}; the dream job is {role2} at {org2}."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["I'm a {role} - work's at {org}, home's in {city}."],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+}
+
 # The families drawn first, in two passes (their items keep their ids and content); the families
 # after them were added later and are drawn after them, all wordings at once, with _draw_wide.
 ORIGINAL_FAMILIES = 16
@@ -998,6 +1791,11 @@ def build() -> dict[str, list[dict]]:
     _items("dev", original, slice(FIRST_WORDINGS, None), pool, DEV_PER_WORDING, rng, dev)
     _items("dev", added, slice(None), pool, DEV_PER_WORDING, rng, dev, draw=_draw_wide)
     _items("dev", added2, slice(None), pool, DEV_PER_WORDING, rng, dev, draw=_draw_wide2)
+    for family, wordings in THIRD_WORDINGS.items():
+        # numbered after the family's FAMILIES wordings: {family: [existing..., new...]}
+        both = {family: FAMILIES[family] + wordings}
+        start = len(FAMILIES[family])
+        _items("dev", both, slice(start, None), pool, THIRD_PER_WORDING, rng, dev, _draw_wide2)
     sealed = load_sealed()
     test: list[dict] = []
     _items(

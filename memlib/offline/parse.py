@@ -22,7 +22,18 @@ import unicodedata
 from functools import lru_cache
 
 SLOTS = ("name", "employer", "role", "location")
-_NEG_ADV = {"not", "n't", "never", "no", "anymore", "longer", "formerly", "originally", "once"}
+_NEG_ADV = {
+    "not",
+    "n't",
+    "never",
+    "no",
+    "anymore",
+    "longer",
+    "formerly",
+    "originally",
+    "once",
+    "previously",
+}
 _MODAL = {"would", "could", "might", "'d", "should", "may"}
 _NOT_NOW = {
     "apply",
@@ -242,6 +253,13 @@ def _hedged(clause) -> bool:
     for t in [clause, *clause.children]:
         if t.lower_ in _NEG_ADV or t.dep_ == "neg" or (t.dep_ == "aux" and t.lower_ in _MODAL):
             return True
+        # "Before that I was at Globex", "Prior to this I lived in Riga": an earlier state
+        if t.dep_ == "prep" and t.lower_ in ("before", "prior") and t.i < clause.i:
+            return True
+    if clause.lemma_ == "employ" and any(
+        c.dep_ == "auxpass" and c.tag_ == "VBD" for c in clause.children
+    ):
+        return True  # "I was employed by X" (but "I was hired by X" still holds)
         if t.dep_ == "mark" and t.lower_ in ("if", "unless", "whether"):
             return True
     if clause.lemma_ in _NOT_NOW:
@@ -305,6 +323,17 @@ def _cleft(clause) -> list[tuple[str, str]] | None:
     when the clause is no cleft (then "It's Kwame" may be an introduction)."""
     attrs = [c for c in clause.children if c.dep_ == "attr"]
     if not attrs:
+        # "That's where I work": the place or firm named just before (resolved by the caller)
+        for verb in (v for v in clause.children if v.dep_ in ("advcl", "ccomp", "relcl")):
+            if any(c.lower_ == "where" for c in verb.children) and any(
+                c.dep_ == "nsubj" and c.lower_ == "i" for c in verb.children
+            ):
+                if _hedged(verb):
+                    return []
+                if verb.lemma_ in _WORK_VERBS:
+                    return [("employer", ANAPHOR)]
+                if verb.lemma_ in _PLACE_VERBS:
+                    return [("location", ANAPHOR)]
         return None
     verbs = [v for v in attrs[0].children if v.dep_ == "relcl"]
     verbs += [v for v in clause.children if v.dep_ in ("ccomp", "relcl", "advcl")]
@@ -404,6 +433,22 @@ def normalise(sentence: str) -> str:
     return _FILLER_TAIL.sub("", out) or sentence
 
 
+_PIECE_BREAK = re.compile(r"\s+[-\u2013\u2014]\s+|;\s+")
+
+
+def _pieces(sentence: str) -> list[str]:
+    """The sentence cut where a spaced dash, a semicolon or an emoji followed by more words sets
+    one clause apart from the next; a piece without final punctuation gets a full stop."""
+    marked = "".join(
+        " - " if unicodedata.category(ch) in ("So", "Sk") else ch for ch in sentence
+    )
+    parts = [p.strip(" -") for p in _PIECE_BREAK.split(marked)]
+    parts = [p for p in parts if re.search(r"\w", p)]
+    if len(parts) < 2:
+        return [sentence]
+    return [p if p[-1] in ".!?" else p + "." for p in parts]
+
+
 @lru_cache(maxsize=4096)
 def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
     nlp = _nlp()
@@ -457,6 +502,15 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
         return facts, {t.lower_ for t in doc if t.pos_ in ("PROPN", "NOUN")} - {
             w.lower() for _, v in facts for w in v.split()
         }
+    pieces = _pieces(sentence)
+    if len(pieces) > 1:
+        # "Sorry, I meant Cape Town - Vienna is where my parents live.", "Porto is home <emoji>
+        # been here 5 years": clauses a dash, a semicolon or an emoji sets apart are parsed
+        # apart (the small parser otherwise hangs one on the other).
+        read = [r for r in (_read(p) for p in pieces) if r]
+        facts = [f for r in read for f in r[0]]
+        stated = {w.lower() for _, v in facts for w in v.split()}
+        return facts, set().union(*(r[1] for r in read)) - stated
     doc = nlp(normalise(sentence))
     out: list[tuple[str, str]] = []
     blocked: set[str] = set()
@@ -646,9 +700,91 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                             if named or org.pos_ == "PROPN":
                                 out.append(("employer", _span((named or [org])[0], article=True)))
     out += _possessive_facts(doc)
+    out += _there(doc)
     if lower:  # "pied piper" from an all-lower-case message is the name Pied Piper
         out = [(slot, v if slot == "role" else v.title()) for slot, v in out]
     return [(s, v) for s, v in out if v], blocked
+
+
+ANAPHOR = "\x00there"  # a slot whose value is a name said earlier: "I'm a librarian there"
+
+
+def _there(doc) -> list[tuple[str, str]]:
+    """ "I work there", "I'm a librarian there", "I've lived there for years": the user's
+    employer or place is the one named before (ANAPHOR, resolved by the caller)."""
+    out = []
+    for t in doc:
+        if t.lower_ != "there" or t.dep_ != "advmod":
+            continue
+        clause = t.head if t.head.pos_ in ("VERB", "AUX") else t.head.head
+        if clause.pos_ not in ("VERB", "AUX") or not _is_user(clause) or _hedged(clause):
+            continue
+        lemma = clause.lemma_.lower()
+        if lemma in _WORK_VERBS or (
+            lemma == "be" and any(c.dep_ == "attr" and c.pos_ == "NOUN" for c in clause.children)
+        ):
+            out.append(("employer", ANAPHOR))
+        elif lemma in _PLACE_VERBS:
+            out.append(("location", ANAPHOR))
+    return out
+
+
+def entity_spans(doc) -> list:
+    """Named entities and runs of capitalised proper nouns the entity recogniser missed."""
+    kinds = {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "WORK_OF_ART"}
+    spans = [e for e in doc.ents if e.label_ in kinds]
+    covered = {t.i for e in spans for t in e}
+    run: list = []
+    for token in [*doc, None]:
+        if (
+            token is not None
+            and token.pos_ == "PROPN"
+            and token.i not in covered
+            and token.text[:1].isupper()
+            and token.lower_ != "i"
+        ):
+            run.append(token)
+            continue
+        if run:
+            spans.append(doc[run[0].i : run[-1].i + 1])
+            run = []
+    return sorted(spans, key=lambda s: s.start)
+
+
+def antecedent(text: str, slot: str) -> str | None:
+    """The last name in `text` that can be the user's employer (an organisation, else any
+    proper name) or location (a place, else any proper name) for ANAPHOR, skipping a name
+    denied ("Not Globex - Umbrella Health!"); None when there is none."""
+    nlp = _nlp()
+    if nlp is None:
+        return None
+    kinds = {"employer": ("ORG", "FAC"), "location": ("GPE", "LOC", "FAC")}[slot]
+    other = {"employer": ("GPE", "LOC", "NORP"), "location": ("ORG", "PERSON", "NORP")}[slot]
+    found: list[tuple[bool, str]] = []
+    for sentence in split_text(text):
+        for piece in _pieces(sentence):
+            doc = nlp(normalise(piece))
+            if doc[:1].text.lower() in ("not", "no"):
+                continue
+            for span in entity_spans(doc):
+                if span.label_ in other:
+                    continue
+                end = span.end  # "Vandelay Imports": a capitalised word the tagger left out
+                while end < len(doc) and doc[end].text[:1].isupper() and doc[end].is_alpha:
+                    end += 1
+                words = [t for t in doc[span.start : end] if t.lower_ not in ("the", "a", "an")]
+                value = _join(words).strip(" .,;:!?")
+                if value and value.lower() != "i":
+                    found.append((span.label_ in kinds, value))
+    typed = [v for ok, v in found if ok]
+    return (typed or [v for _, v in found] or [None])[-1]
+
+
+def split_text(text: str) -> list[str]:
+    """Sentences as the parser splits them (a cheap stand-in when the rules' splitter is not
+    at hand)."""
+    nlp = _nlp()
+    return [s.text for s in nlp(text).sents] if nlp is not None and text.strip() else []
 
 
 _WORKPLACE_NOUNS = {"job", "work", "boss", "manager", "team", "office", "colleague", "employer"}
@@ -775,7 +911,7 @@ def _possessive_facts(doc) -> list[tuple[str, str]]:
             out += [
                 ("location", _span(c))
                 for c in t.children
-                if c.dep_ == "nsubj" and c.ent_type_ in ("GPE", "LOC")
+                if c.dep_ == "nsubj" and (c.ent_type_ in ("GPE", "LOC") or c.pos_ == "PROPN")
             ]
         if (
             t.lemma_ == "mean"

@@ -20,7 +20,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memlib.offline.parse import not_about_the_user_now, parse_available, profile_facts
+from memlib.offline.parse import (
+    ANAPHOR,
+    antecedent,
+    not_about_the_user_now,
+    parse_available,
+    profile_facts,
+)
 
 STOPWORDS = frozenset(
     """a an the and or but if then so of to in on at by for with from about as into over after
@@ -649,8 +655,15 @@ def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
     # The dependency parse (memlib.offline.parse) decides the four profile
     # slots of each first-person sentence; the regex rules keep every other predicate.
     out: list[Statement] = []
-    for sentence in split_sentences(text):
-        parsed = profile_facts(sentence) or []
+    sentences = split_sentences(text)
+    for k, sentence in enumerate(sentences):
+        parsed = []
+        for slot, value in profile_facts(sentence) or []:
+            if value == ANAPHOR:  # "I'm a librarian there": the name said before
+                before = " ".join(sentences[:k])
+                value = antecedent(before, slot) if before else None
+            if value:
+                parsed.append((slot, value))
         slots = {slot for slot, _ in parsed}
         blocked = not_about_the_user_now(sentence)
         out += [
