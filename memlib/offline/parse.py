@@ -147,6 +147,9 @@ _PRAISE = {
     "overworked",
     "busy",
     "happy",
+    "only",
+    "sole",
+    "new",
 }
 
 
@@ -164,7 +167,10 @@ def _span(token, article: bool = False) -> str:
     keep = [
         t
         for t in token.subtree
-        if (t.dep_ in ("compound", "amod", "flat", "nmod", "nummod") and t.lower_ not in _PRAISE)
+        if (
+            t.dep_ in ("compound", "amod", "flat", "nmod", "nummod")
+            and (t.lower_ not in _PRAISE or t.pos_ == "PROPN")  # "New Orleans" keeps "New"
+        )
         or t == token
         or (t.tag_ == "HYPH" and t.head == token)  # "Vance-Holloway"
         or (
@@ -212,7 +218,7 @@ def _join(tokens) -> str:
 
 def _introduces(token) -> bool:
     """ "Kenji here", "Hi! Tomas Vance-Holloway here": a name with "here" hanging on it."""
-    return token.pos_ == "PROPN" and any(c.lower_ == "here" for c in token.children)
+    return token.pos_ == "PROPN" and any(c.lower_ in ("here", "again") for c in token.children)
 
 
 def _is_user(clause) -> bool:
@@ -225,7 +231,9 @@ def _is_user(clause) -> bool:
     for c in subjects:
         if c.lower_ == "we":
             return clause.lemma_.lower() in _PLACE_VERBS
-        return any(d.dep_ == "conj" and d.lower_ == "i" for d in c.subtree)
+        if c.lower_ == "me" and any(d.dep_ == "conj" for d in c.children):
+            return True  # "Me and Felix both work at X"
+        return any(d.dep_ == "conj" and d.lower_ in ("i", "me") for d in c.subtree)
     if clause.dep_ in ("conj", "xcomp", "advcl"):
         return _is_user(clause.head)
     if clause.dep_ == "acl" and _introduces(clause.head):
@@ -242,7 +250,7 @@ def _is_user(clause) -> bool:
         return any(
             c.lower_ in ("still", "also", "currently", "now", "just") for c in clause.children
         )
-    return clause.tag_ in ("VBG", "VBN", "VBP")
+    return clause.tag_ in ("VBG", "VBN", "VBP", "VBD")
 
 
 _DEMONSTRATIVE = {"this", "it", "that"}
@@ -279,6 +287,13 @@ def _hedged(clause) -> bool:
         return True
     if clause.dep_ == "advcl" and head.lower_ == "used":
         return True
+    if clause.dep_ == "conj" and head.pos_ in ("VERB", "AUX") and head.i < clause.i:
+        # "I'd quit and move to Dublin": the second verb shares the first one's "'d"
+        if any(c.dep_ == "aux" and c.lower_ in _MODAL for c in head.children):
+            return True
+    if clause.dep_ == "ccomp" and head.lemma_ in ("say", "suppose", "imagine", "pretend"):
+        if head.dep_ == "ROOT" and head.tag_ == "VB":
+            return True  # "Say I moved to Mexico City - would ...?"
     return clause.dep_ == "advcl" and any(c.lower_ == "if" for c in clause.children)
 
 
@@ -354,14 +369,13 @@ def _cleft(clause) -> list[tuple[str, str]] | None:
 
 
 def _objects(token, preps: tuple[str, ...]) -> list:
-    """The objects of `token`'s prepositions among `preps`: "a nurse at X" -> [X]."""
-    return [
-        o
-        for p in token.children
-        if p.dep_ == "prep" and p.lower_ in preps
-        for o in p.children
-        if o.dep_ == "pobj"
-    ]
+    """The objects of `token`'s prepositions among `preps`: "a nurse at X" -> [X]; also of a
+    preposition written right after it that the parser hung elsewhere ("tell my boss at X")."""
+    preps_ = [p for p in token.children if p.dep_ == "prep" and p.lower_ in preps]
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    if not preps_ and after is not None and after.dep_ == "prep" and after.lower_ in preps:
+        preps_ = [after]
+    return [o for p in preps_ for o in p.children if o.dep_ == "pobj"]
 
 
 def _employers(token, preps: tuple[str, ...] = ("at", "for", "with")) -> list[tuple[str, str]]:
@@ -428,20 +442,37 @@ def normalise(sentence: str) -> str:
         sentence,
     )
     out = re.sub(r"(^|[,;!.]\s*)names\s+(?=[a-z])", r"\1my name is ", out)
+    # "work as an accountant, live in Cape Town": a list of what the writer does, "I" dropped
+    out = re.sub(
+        r"(^|,\s+|\band\s+)(work|live)\s+(?=(?:as|at|for|in|with|from|near)\b)",
+        lambda m: (
+            m.group(1)
+            + ("I " if m.group(2).islower() or m.group(1) else "I ")
+            + m.group(2).lower()
+            + " "
+        ),
+        out,
+    )
+    # "work's at Initech, home's in Porto": the tagger reads these as possessives
+    out = re.sub(
+        r"\b(work|home|job|base|company|employer|office)'s(?=\s+(?:at|in|with|for)\b)",
+        r"\1 is",
+        out,
+        flags=re.I,
+    )
     out = "".join(ch for ch in out if unicodedata.category(ch) not in ("So", "Sk", "Cs", "Mn"))
     out = re.sub(r"[ \t]{2,}", " ", out)
     return _FILLER_TAIL.sub("", out) or sentence
 
 
+_PLACE_VERBS_WRITTEN = {"lives": "live", "living": "live", "lived": "live", "works": "work"}
 _PIECE_BREAK = re.compile(r"\s+[-\u2013\u2014]\s+|;\s+")
 
 
 def _pieces(sentence: str) -> list[str]:
     """The sentence cut where a spaced dash, a semicolon or an emoji followed by more words sets
     one clause apart from the next; a piece without final punctuation gets a full stop."""
-    marked = "".join(
-        " - " if unicodedata.category(ch) in ("So", "Sk") else ch for ch in sentence
-    )
+    marked = "".join(" - " if unicodedata.category(ch) in ("So", "Sk") else ch for ch in sentence)
     parts = [p.strip(" -") for p in _PIECE_BREAK.split(marked)]
     parts = [p for p in parts if re.search(r"\w", p)]
     if len(parts) < 2:
@@ -450,11 +481,10 @@ def _pieces(sentence: str) -> list[str]:
 
 
 @lru_cache(maxsize=4096)
-def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
+def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[str]] | None:
     nlp = _nlp()
     if nlp is None:
         return None
-    lower = sentence.islower()
     if sentence.rstrip().endswith("?"):
         # "I'm a teacher in Cape Town - do you think X would be better?": the statement before
         # the dash still states; the question's own words are blocked.
@@ -507,10 +537,21 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
         # "Sorry, I meant Cape Town - Vienna is where my parents live.", "Porto is home <emoji>
         # been here 5 years": clauses a dash, a semicolon or an emoji sets apart are parsed
         # apart (the small parser otherwise hangs one on the other).
-        read = [r for r in (_read(p) for p in pieces) if r]
-        facts = [f for r in read for f in r[0]]
+        # The whole sentence is read too: its facts come first (the entity recogniser sees
+        # more context), the pieces fill the slots it left empty and decide what is blocked.
+        read = [r for r in (_read(p, sentence) for p in pieces) if r]
+        whole = _read_one(sentence)
+        facts = [f for f in whole[0] if any(f[1] in p for p in pieces)]
+        facts += [f for r in read for f in r[0] if f[0] not in {s for s, _ in whole[0]}]
         stated = {w.lower() for _, v in facts for w in v.split()}
         return facts, set().union(*(r[1] for r in read)) - stated
+    return _read_one(sentence, context)
+
+
+def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[str]]:
+    """_read for one clause group; `context` is the whole sentence a piece was cut from."""
+    nlp = _nlp()
+    lower = sentence.islower()
     doc = nlp(normalise(sentence))
     out: list[tuple[str, str]] = []
     blocked: set[str] = set()
@@ -522,6 +563,13 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
             names += [a for a in token.children if a.dep_ == "appos" and a.text[:1].isupper()]
             for name in names[:1]:
                 out += [("name", _span(name)), *_appositive_job(name)]
+                # "Dmitri Keller here from Soylent Corporation" (a city after "from" is ambiguous)
+                for here in (c for c in token.children if c.lower_ == "here"):
+                    out += [
+                        ("employer", _span(o, article=True))
+                        for o in _objects(here, ("from",)) + _objects(token, ("from",))
+                        if o.ent_type_ == "ORG"
+                    ]
     for clause in doc:
         if clause.pos_ not in ("VERB", "AUX"):
             continue
@@ -536,7 +584,9 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                 for o in p.children
                 if o.dep_ == "pobj" and o.pos_ == "PROPN"
             ]
-        if clause.lemma_.lower() == "call" and any(d.lower_ == "me" for d in clause.children):
+        if clause.lemma_.lower() in ("call", "name") and any(
+            d.lower_ == "me" for d in clause.children
+        ):  # "Call me Dr. Novak", "My parents named me Dmitri"
             out += [
                 ("name", _title_name(c)) for c in clause.children if c.dep_ in ("oprd", "xcomp")
             ]
@@ -633,9 +683,11 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                 ):
                     out.append(("location", value))
                 elif c.lower_ in ("at", "for", "with") and lemma in _WORK_VERBS:
-                    out.append(("employer", value))
+                    if objs[0].lower_ not in ("home", "night", "weekends", "heart"):
+                        out.append(("employer", value))
                 elif c.lower_ in ("with", "at") and lemma == "be":
-                    out.append(("employer", value))
+                    if objs[0].pos_ == "PROPN" or objs[0].ent_type_ in ("ORG", "FAC") or lower:
+                        out.append(("employer", value))  # not "with a hyphen", "at home"
                 elif c.lower_ == "as" and lemma in (*_WORK_VERBS, "qualify", "serve"):
                     out += [("role", value), *_employers(objs[0])]
             elif (
@@ -699,7 +751,7 @@ def _read(sentence: str) -> tuple[list[tuple[str, str]], set[str]] | None:
                             ]
                             if named or org.pos_ == "PROPN":
                                 out.append(("employer", _span((named or [org])[0], article=True)))
-    out += _possessive_facts(doc)
+    out += _possessive_facts(doc, context)
     out += _there(doc)
     if lower:  # "pied piper" from an all-lower-case message is the name Pied Piper
         out = [(slot, v if slot == "role" else v.title()) for slot, v in out]
@@ -714,12 +766,14 @@ def _there(doc) -> list[tuple[str, str]]:
     employer or place is the one named before (ANAPHOR, resolved by the caller)."""
     out = []
     for t in doc:
-        if t.lower_ != "there" or t.dep_ != "advmod":
+        if t.lower_ not in ("there", "here") or t.dep_ != "advmod":
             continue
         clause = t.head if t.head.pos_ in ("VERB", "AUX") else t.head.head
         if clause.pos_ not in ("VERB", "AUX") or not _is_user(clause) or _hedged(clause):
             continue
         lemma = clause.lemma_.lower()
+        if t.lower_ == "here" and lemma not in _PLACE_VERBS:
+            continue  # "I work here" is the place the writer is at, not a firm
         if lemma in _WORK_VERBS or (
             lemma == "be" and any(c.dep_ == "attr" and c.pos_ == "NOUN" for c in clause.children)
         ):
@@ -759,7 +813,7 @@ def antecedent(text: str, slot: str) -> str | None:
     if nlp is None:
         return None
     kinds = {"employer": ("ORG", "FAC"), "location": ("GPE", "LOC", "FAC")}[slot]
-    other = {"employer": ("GPE", "LOC", "NORP"), "location": ("ORG", "PERSON", "NORP")}[slot]
+    other = {"employer": ("GPE", "LOC", "NORP"), "location": ("ORG", "NORP")}[slot]
     found: list[tuple[bool, str]] = []
     for sentence in split_text(text):
         for piece in _pieces(sentence):
@@ -785,6 +839,22 @@ def split_text(text: str) -> list[str]:
     at hand)."""
     nlp = _nlp()
     return [s.text for s in nlp(text).sents] if nlp is not None and text.strip() else []
+
+
+def _as_role_ok(prep) -> bool:
+    """ "as a X" describes the writer: hung on a time noun of theirs ("my fifth year as"), on a
+    feeling of theirs ("happy as"), or on "earn / make a living"; never hedged."""
+    head = prep.head
+    if head.lemma_.lower() in _TIME_NOUNS or head.lemma_.lower() in ("year", "month", "decade"):
+        clause = head.head
+        while clause.pos_ not in ("VERB", "AUX") and clause.head != clause:
+            clause = clause.head
+        return clause.pos_ in ("VERB", "AUX") and _is_user(clause) and not _hedged(clause)
+    if head.pos_ == "ADJ" and head.dep_ == "acomp":
+        return _is_user(head.head) and not _hedged(head.head)
+    if head.lemma_ in ("earn", "make") and any(c.lower_ == "living" for c in head.children):
+        return _is_user(head) and not _hedged(head)
+    return False
 
 
 _WORKPLACE_NOUNS = {"job", "work", "boss", "manager", "team", "office", "colleague", "employer"}
@@ -814,13 +884,102 @@ def _introduced_by_as(doc) -> list[tuple[str, str]]:
     return out
 
 
-def _possessive_facts(doc) -> list[tuple[str, str]]:
+def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
     """What the user's possessions imply: "my boss at X" / "my job at X" -> employer X (not "my
     old job at X"); "Porto is home" -> location Porto; "I meant Cape Town" -> the slot its
     entity type names (a correction: the newer value wins)."""
     out = _introduced_by_as(doc)
     first_person = any(x.lower_ == "i" and x.dep_ in ("nsubj", "nsubjpass") for x in doc)
     for t in doc:
+        if (
+            t.dep_ == "relcl"
+            and t.head.pos_ == "PROPN"
+            and any(c.lower_ == "where" for c in t.children)
+            and any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children)
+            and not _hedged(t)
+        ):
+            # "Rafael from Cyberdyne, where I'm the architect", "than Hooli, where I work now",
+            # "I practise in Vienna, where I also live"
+            if t.lemma_ in _WORK_VERBS or (
+                t.lemma_ == "be" and any(c.dep_ == "attr" and c.pos_ == "NOUN" for c in t.children)
+            ):
+                named = _employers(t) + [
+                    e for c in t.children if c.dep_ in ("attr", "prep") for e in _employers(c)
+                ]
+                if named:
+                    out += named
+                elif t.lemma_ == "be" or t.head.ent_type_ not in ("GPE", "LOC"):
+                    out.append(("employer", _span(t.head, article=True)))
+                out += [("role", _span(c)) for c in t.children if c.dep_ == "attr"]
+            elif t.lemma_ in _PLACE_VERBS:
+                out.append(("location", _span(t.head)))
+        if t.dep_ == "prep" and t.lower_ == "as" and _as_role_ok(t):
+            # "in my fifth year as a product manager at X", "happy as a librarian",
+            # "I earn my living as a nurse": the writer's own job
+            for o in (o for o in t.children if o.dep_ == "pobj"):
+                if _has_det(o) and o.pos_ == "NOUN" and o.lemma_.lower() not in _NOT_ROLES:
+                    out += [("role", _span(o)), *_employers(o)]
+        if t.dep_ == "attr" and t.head.lemma_ == "be" and t.pos_ == "NOUN":
+            owners = [c for c in t.children if c.dep_ == "poss" and c.pos_ == "PROPN"]
+            if owners and _is_user(t.head) and not _hedged(t.head):
+                # "I'm Acme Corp's only teacher": the owner employs the writer
+                words = [
+                    w
+                    for w in t.subtree
+                    if w == t
+                    or (w.head == t and w.dep_ in ("compound", "amod") and w.lower_ not in _PRAISE)
+                ]
+                out += [
+                    ("role", _join(words).strip()),
+                    ("employer", _span(owners[0], article=True)),
+                ]
+        if t.lemma_ in ("employ", "hire") and t.tag_ != "VBN" and not _hedged(t):
+            # "Wayne Foods employs me as a backend developer"
+            if any(c.dep_ == "dobj" and c.lower_ == "me" for c in t.children):
+                out += [
+                    ("employer", _span(c, article=True))
+                    for c in t.children
+                    if c.dep_ == "nsubj" and c.pos_ == "PROPN"
+                ]
+                out += [("role", _span(o)) for o in _objects(t, ("as",))]
+        if t.lemma_ == "be" and not _hedged(t):
+            # "work's at Initech, home's in Porto", "The day job is tram driver at X"
+            for subject in (c for c in t.children if c.dep_ == "nsubj" and c.pos_ == "NOUN"):
+                bare = not [
+                    c for c in subject.children if c.dep_ not in ("det", "amod", "compound")
+                ]
+                key = subject.lemma_.lower()
+                if bare and key in ("work", "job") and _objects(t, ("at", "for", "with")):
+                    out += _employers(t)
+                elif bare and key in ("home", "base") and _objects(t, ("in",)):
+                    out += [("location", _span(o)) for o in _objects(t, ("in",))]
+                elif bare and key == "job" and any(c.lower_ == "day" for c in subject.children):
+                    for c in (c for c in t.children if c.dep_ == "attr" and c.pos_ == "NOUN"):
+                        out += [("role", _span(c)), *_employers(c)]
+        if (
+            t.lemma_ == "call"
+            and _is_user(t)
+            and not _hedged(t)
+            and any(
+                c.lower_ == "home" and c.dep_ in ("oprd", "xcomp", "ccomp", "dobj", "npadvmod")
+                for c in t.children
+            )
+        ):
+            # "I've called Buenos Aires home since uni" (the parser may make the city part of "home")
+            out += [
+                ("location", _span(c))
+                for c in t.children
+                if c.dep_ in ("dobj", "nsubj") and c.pos_ == "PROPN"
+            ]
+            for home in (c for c in t.children if c.lower_ == "home"):
+                named = [c for c in home.children if c.dep_ == "compound" and c.pos_ == "PROPN"]
+                if named:
+                    out.append(("location", _join([w for c in named for w in c.subtree])))
+        if t.lemma_ == "base" and _is_user(t) and not _hedged(t):
+            # "Based out of Krakow"
+            out += [("location", _span(o)) for x in _objects(t, ("out",)) for o in [x]]
+            for p in (p for p in t.children if p.dep_ == "prep" and p.lower_ == "out"):
+                out += [("location", _span(o)) for o in _objects(p, ("of",)) if o.pos_ == "PROPN"]
         if t.dep_ == "relcl" and not _hedged(t):
             # "The city I live in, Utrecht, ...", "The firm that pays my salary, Soylent, ..."
             named = [
@@ -922,9 +1081,18 @@ def _possessive_facts(doc) -> list[tuple[str, str]]:
             said += [
                 o for x in t.children if x.dep_ == "xcomp" for o in x.children if o.dep_ == "dobj"
             ]
+            # the sentence's own topic decides when it has one ("I meant Buenos Aires - Porto
+            # is where my parents live"): the recogniser may call a city a person
+            topic = {t.lemma_ for t in doc} | {
+                _PLACE_VERBS_WRITTEN.get(w, w) for w in re.findall(r"[a-z]+", context.lower())
+            }
             for o in said[:1]:
                 slot = {"GPE": "location", "LOC": "location", "ORG": "employer", "PERSON": "name"}
-                if o.ent_type_ in slot:
+                if o.pos_ == "PROPN" and topic & _PLACE_VERBS:
+                    out.append(("location", _span(o)))
+                elif o.pos_ == "PROPN" and topic & _WORK_VERBS:
+                    out.append(("employer", _span(o, article=True)))
+                elif o.ent_type_ in slot:
                     out.append((slot[o.ent_type_], _span(o, article=o.ent_type_ == "ORG")))
                 elif o.pos_ == "NOUN":
                     out.append(("role", _span(o)))

@@ -574,8 +574,9 @@ _PARSED_SLOTS = ("name", "employer", "role", "location")
 # A message that is a form ("Name: Pavel, job: data analyst, city: Cape Town") or signed off
 # ("Kind regards,\nMira Barros") states the user's facts without a sentence around them.
 _FORM_FIELD = re.compile(
-    r"(?:^|[,;\n]|\bmy\s)\s*(?P<key>name|job(?: title)?|role|position|occupation|company|"
-    r"employer|workplace|city|location|home|hometown|based)\s*:\s*(?P<value>[^,;\n]+?)\s*(?=[,;\n]|[.!]?$)",
+    r"(?:^|[,;\n]|[.!?]\s|\bmy\s)\s*(?P<key>name|job(?: title)?|role|position|occupation|company|"
+    r"employer|workplace|city|location|home|hometown|based)\s*[:?]\s*(?P<value>[^,;\n?]+?)\s*"
+    r"(?=[,;\n]|[.!]\s|[.!]?$)",
     re.I,
 )
 _FORM_SLOTS = {
@@ -660,12 +661,16 @@ def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
         parsed = []
         for slot, value in profile_facts(sentence) or []:
             if value == ANAPHOR:  # "I'm a librarian there": the name said before
-                before = " ".join(sentences[:k])
-                value = antecedent(before, slot) if before else None
+                cue = list(re.finditer(r"\b(?:there|here|that|it)\b", sentence, re.I))
+                before = " ".join([*sentences[:k], sentence[: cue[-1].start()] if cue else ""])
+                value = antecedent(before, slot) if before.strip() else None
             if value:
                 parsed.append((slot, value))
         slots = {slot for slot, _ in parsed}
         blocked = not_about_the_user_now(sentence)
+        # a value the parse gave one slot is no rule's value for another ("I'm Acme Corp's
+        # only teacher" names no one)
+        blocked |= {w.lower().removesuffix("'s") for _, v in parsed for w in v.split()}
         out += [
             f
             for f in facts
