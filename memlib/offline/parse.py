@@ -74,6 +74,9 @@ _TIME_NOUNS = {
     "beginning",
 }
 _NOT_ROLES = {
+    "native",
+    "local",
+    "resident",
     "sibling",
     "brother",
     "sister",
@@ -264,6 +267,10 @@ def _hedged(clause) -> bool:
         # "Before that I was at Globex", "Prior to this I lived in Riga": an earlier state
         if t.dep_ == "prep" and t.lower_ in ("before", "prior") and t.i < clause.i:
             return True
+    if clause.lemma_ in ("start", "begin") and any(
+        c.dep_ == "prt" and c.lower_ in ("out", "off") for c in clause.children
+    ):
+        return True  # "started out as a civil servant": where the writer began
     if clause.lemma_ == "employ" and any(
         c.dep_ == "auxpass" and c.tag_ == "VBD" for c in clause.children
     ):
@@ -322,6 +329,17 @@ def _slot_subject(subject) -> str | None:
     if slot and (mine or (subject.lower_ == "home" and not list(subject.children))):
         return slot
     return None
+
+
+def _stop_words() -> frozenset[str]:
+    try:
+        from spacy.lang.en.stop_words import STOP_WORDS
+    except ImportError:
+        return frozenset()
+    return frozenset(STOP_WORDS)
+
+
+_STOP = _stop_words()
 
 
 @lru_cache(maxsize=1024)
@@ -462,7 +480,101 @@ def normalise(sentence: str) -> str:
     )
     out = "".join(ch for ch in out if unicodedata.category(ch) not in ("So", "Sk", "Cs", "Mn"))
     out = re.sub(r"[ \t]{2,}", " ", out)
-    return _FILLER_TAIL.sub("", out) or sentence
+    out = _FILLER_TAIL.sub("", out) or sentence
+    return _truecase(out) if sentence.islower() else out
+
+
+_NAME_CUE = re.compile(r"\b(?:I'm|I am|name's|name is|it's|call me|this is)\s+([a-z][a-z-]+)")
+_PLACE_CUE = re.compile(
+    r"\b(?:live|living|lives|moved|move|moving|based|relocated|settled|work|working|works|"
+    r"job|I'm|I am)\s+(?:in|to|at|for|with)\s+([a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)"
+)
+_NOT_PROPER = {
+    "back",
+    "here",
+    "there",
+    "fine",
+    "good",
+    "ok",
+    "okay",
+    "done",
+    "sure",
+    "sorry",
+    "just",
+    "so",
+    "not",
+    "also",
+    "still",
+    "really",
+    "currently",
+    "now",
+    "based",
+    "working",
+    "living",
+    "moving",
+    "home",
+    "night",
+    "work",
+    "weekends",
+    "school",
+    "office",
+    "university",
+    "uni",
+    "college",
+    "hospital",
+    "team",
+    "company",
+    "startup",
+    "the",
+    "a",
+    "an",
+    "my",
+    "our",
+    "least",
+    "first",
+    "last",
+    "all",
+    "about",
+    "around",
+    "between",
+    "remote",
+    "remotely",
+    "lol",
+    "btw",
+    "tbh",
+    "haha",
+    "though",
+    "tho",
+    "too",
+    "anymore",
+    "atm",
+    "rn",
+    "lately",
+    "today",
+    "ngl",
+}
+
+
+def _truecase(text: str) -> str:
+    """An all-lower-case message with the words a name or a place follows capitalised ("i'm
+    oscar" -> "I'm Oscar", "moved to utrecht" -> "moved to Utrecht"), where the word reads as
+    a name once capitalised, so the tagger parses it as one."""
+
+    def cap(words: str) -> str:
+        out = []
+        for k, w in enumerate(words.split()):
+            if w in _NOT_PROPER or w in _STOP or (k == 0 and not _lowercase_name(w)):
+                if k == 0:
+                    return words
+                out.append(w)
+                out += words.split()[k + 1 :]
+                break
+            out.append(w[:1].upper() + w[1:])
+        return " ".join(out)
+
+    text = _NAME_CUE.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + cap(m.group(1)), text)
+    text = _PLACE_CUE.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + cap(m.group(1)), text)
+    return re.sub(r"^([a-z]+)(?= here\b)", lambda m: cap(m.group(1)), text)
 
 
 _PLACE_VERBS_WRITTEN = {"lives": "live", "living": "live", "lived": "live", "works": "work"}
@@ -588,7 +700,9 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
             d.lower_ == "me" for d in clause.children
         ):  # "Call me Dr. Novak", "My parents named me Dmitri"
             out += [
-                ("name", _title_name(c)) for c in clause.children if c.dep_ in ("oprd", "xcomp")
+                ("name", _title_name(c))
+                for c in clause.children
+                if c.dep_ in ("oprd", "xcomp") and (c.pos_ == "PROPN" or lower)
             ]
             continue
         subjects = [c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass")]
@@ -609,7 +723,7 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                 if c.dep_ == "attr"
                 and c.pos_ == "PROPN"
                 and not _has_det(c)
-                and c.ent_type_ not in ("ORG", "FAC")
+                and c.ent_type_ not in ("ORG", "FAC", "GPE", "LOC")
                 for fact in [("name", _span(c)), *_appositive_job(c)]
             ]
             continue
@@ -754,7 +868,7 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
     out += _possessive_facts(doc, context)
     out += _there(doc)
     if lower:  # "pied piper" from an all-lower-case message is the name Pied Piper
-        out = [(slot, v if slot == "role" else v.title()) for slot, v in out]
+        out = [(slot, v if slot == "role" or v == ANAPHOR else v.title()) for slot, v in out]
     return [(s, v) for s, v in out if v], blocked
 
 
@@ -816,6 +930,7 @@ def antecedent(text: str, slot: str) -> str | None:
     other = {"employer": ("GPE", "LOC", "NORP"), "location": ("ORG", "NORP")}[slot]
     found: list[tuple[bool, str]] = []
     for sentence in split_text(text):
+        denied = not_about_the_user_now(sentence)
         for piece in _pieces(sentence):
             doc = nlp(normalise(piece))
             if doc[:1].text.lower() in ("not", "no"):
@@ -828,8 +943,8 @@ def antecedent(text: str, slot: str) -> str | None:
                     end += 1
                 words = [t for t in doc[span.start : end] if t.lower_ not in ("the", "a", "an")]
                 value = _join(words).strip(" .,;:!?")
-                if value and value.lower() != "i":
-                    found.append((span.label_ in kinds, value))
+                if value and value.lower() != "i" and not set(value.lower().split()) & denied:
+                    found.append((span.label_ in kinds or slot == "employer", value))
     typed = [v for ok, v in found if ok]
     return (typed or [v for _, v in found] or [None])[-1]
 

@@ -610,8 +610,11 @@ def _form_facts(text: str) -> list[Statement]:
     out = []
     for m in _FORM_FIELD.finditer(text):
         slot = _FORM_SLOTS[m.group("key").lower()]
-        value = m.group("value").strip(" .!")
-        if value and len(value.split()) <= 6:
+        value = re.sub(
+            r"^(?:it's|it is|that's|that is)\s+", "", m.group("value").strip(" .!"), flags=re.I
+        )
+        # "My job? I'm an architect at X" is a sentence, not a form's value
+        if value and len(value.split()) <= 6 and not re.search(r"\b(?:I|I'm|my|me)\b", value, re.I):
             out.append(Statement("user", slot, value, m.group(0).strip(" ,;\n")))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     for k, line in enumerate(lines[:-1]):
@@ -678,7 +681,10 @@ def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
             and (
                 f.subject != "user"
                 or f.predicate not in _PARSED_SLOTS
-                or (f.predicate not in slots and not set(f.value.lower().split()) & blocked)
+                or (
+                    f.predicate not in slots
+                    and not {w.removesuffix("'s") for w in f.value.lower().split()} & blocked
+                )
             )
         ]
         out += [Statement("user", slot, value, sentence) for slot, value in parsed]
