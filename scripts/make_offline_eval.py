@@ -1649,6 +1649,1143 @@ THIRD_WORDINGS: dict[str, list[tuple[list[str], dict]]] = {
     ],
 }
 
+# The fourth widening: new wordings of the 33 later families, written the same way; drawn after
+# the third's, THIRD_PER_WORDING items each.
+FOURTH_WORDINGS: dict[str, list[tuple[list[str], dict]]] = {
+    "reply_answer": [
+        (
+            [
+                "Full name's {name} {surname}. And no, not {city2} any more - I've been in "
+                "{city} since the summer."
+            ],
+            {"name": "{name} {surname}", "location": "{city}"},
+        ),
+        (
+            ["{role2}? No, a {role}. Close, though - people mix them up all the time."],
+            {"role": "{role}"},
+        ),
+        (
+            ["Ha, good memory - yes, still at {org}, and still their {role}, sadly."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Right, sorry, should've said. I'm {name}.",
+                "And to your other question: {city}, on the north side.",
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            [
+                "Nobody, at the moment - I got laid off from {org2} in May.",
+                "But yes, I'm still living in {city}.",
+            ],
+            {"location": "{city}"},
+        ),
+    ],
+    "spread_smalltalk": [
+        (
+            [
+                "Did you see the match last night?",
+                "Unreal ending. Half my team at {org} turned up hungover this morning, me "
+                "included.",
+                "Anyway. Can you help me draft a memo?",
+            ],
+            {"employer": "{org}"},
+        ),
+        (
+            [
+                "Happy Friday!! Finally booked a holiday, two whole weeks of sun.",
+                "Living in {city} with no sunshine since October does that to you.",
+                "Being a {role} all year doesn't help either, ha.",
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "How's your day going? Mine's been long.",
+                "Three back-to-back calls with clients in {city2}, none of whom read my emails.",
+                "Such is life as a {role} at {org}. Oh - I'm {name}, by the way.",
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Quick one before my lunch break ends.",
+                "My sister {name2} is visiting from {city2} this weekend and I've no idea "
+                "where to take her.",
+                "I've lived in {city} for six years and still only know three restaurants, ha.",
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "ugh, my train was cancelled again",
+                "so I'm stuck working from my flat in {city} today, which is fine I guess",
+                "I'm {name} btw, don't think I said. can we look at that spreadsheet thing?",
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+    ],
+    "self_correction": [
+        (
+            ["I'm {name2}.", "Wait, no - that's my username. My actual name is {name}."],
+            {"name": "{name}"},
+        ),
+        (
+            [
+                "I'm a {role} at {org} in {city2}.",
+                "Well, the office is in {city2}; I actually live in {city}. Should've been "
+                "clearer.",
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "I'm a {role} at {org2}.",
+                "Scratch that - {org2} is our biggest client. My employer is {org}. Long day.",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (["I live in {city2}", "*{city}. autocorrect hates me"], {"location": "{city}"}),
+        (
+            [
+                "My name is {name}, I'm a {role2}",
+                "Ugh, hit enter too soon. I *trained* as a {role2}, but I work as a {role} now.",
+            ],
+            {"name": "{name}", "role": "{role}"},
+        ),
+    ],
+    "family_members": [
+        (
+            [
+                "Both my parents worked at {org2} their whole lives, so naturally I swore I "
+                "never would.",
+                "And I haven't - I'm a {role} at {org}.",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["My husband is the {role2} in the family. I just do {field} for {org}."],
+            {"employer": "{org}", "role": "{field}"},
+        ),
+        (
+            [
+                "We're a busy household: my partner works for {org2} in {city2}, our eldest "
+                "is a {role2}, and the youngest is still at school.",
+                "I stay home with the dog.",
+            ],
+            {},
+        ),
+        (
+            [
+                "I'm {name}, {name2}'s mum - she said you helped her with her CV.",
+                "She's a {role2} at {org2}; I'm a {role} myself, at {org}.",
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["My brother and I both live in {city} - he's at {org2}, I'm at {org}."],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+    ],
+    "fact_list": [
+        (
+            ["About me:\n- {name}\n- {role} @ {org}\n- lives in {city}"],
+            {"name": "{name}", "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["Age 29, {role}, works at {org}, lives in {city}, two dogs, one cat, zero patience."],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["Name - {name} {surname} | Employer - {org} | Title - {role} | Home - {city}"],
+            {
+                "name": "{name} {surname}",
+                "employer": "{org}",
+                "role": "{role}",
+                "location": "{city}",
+            },
+        ),
+        (
+            [
+                "In short: {name}; {role}; {org}; {city}. Previously a {role2} at {org2} in "
+                "{city2}, but that's ancient history."
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "The basics, then.",
+                "Me: {name}. Job: {role}. Home: {city}. Employer: none, I'm between jobs.",
+            ],
+            {"name": "{name}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "formal_email": [
+        (
+            [
+                "To whom it may concern,\n"
+                "\n"
+                "My name is {name} {surname} and I am the {role} at {org}. I am contacting you "
+                "regarding an outstanding invoice.\n"
+                "\n"
+                "Yours faithfully,\n"
+                "{name} {surname}"
+            ],
+            {"name": "{name} {surname}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Dear Sir or Madam,",
+                "Further to my previous correspondence, I write in my capacity as {role} at "
+                "{org}, a post I have held for the past four years.",
+                "Sincerely,\n{name} {surname}",
+            ],
+            {"name": "{name} {surname}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Hi team,\n"
+                "\n"
+                "Per our call, attaching the docs. Quick intro for those I haven't met: I'm "
+                "{name}, the new {role} on the {org} side, working remotely from my home in "
+                "{city}.\n"
+                "\n"
+                "Best,\n"
+                "{name}"
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Dear Support Team,\n"
+                "\n"
+                "I am a former employee of {org2} and am now employed as a {role} by {org}. I "
+                "would be grateful if you could update my records accordingly.\n"
+                "\n"
+                "Regards,\n"
+                "Dr. {surname}"
+            ],
+            {"name": "Dr. {surname}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Good morning,\n"
+                "\n"
+                "Please accept this email as formal notice of my change of address: I have "
+                "relocated from {city2} to {city}.\n"
+                "\n"
+                "Many thanks,\n"
+                "{name} {surname}\n"
+                "{role}, {org}"
+            ],
+            {
+                "name": "{name} {surname}",
+                "employer": "{org}",
+                "role": "{role}",
+                "location": "{city}",
+            },
+        ),
+    ],
+    "run_on": [
+        (
+            [
+                "so yeah that's my week basically, work at {org} was a nightmare, my landlord here "
+                "in {city} still hasn't fixed the boiler, and my mate {name2} wants me to drive to "
+                "{city2} on Saturday which, no"
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "I mean I love being a {role} I really do but when {org} decides to restructure for "
+                "the third time in a year and you're the one who has to explain it to everyone while "
+                "also doing your actual job it gets a bit much you know"
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Right so the thing is I'm {name} and I'm supposed to be organising this leaving do "
+                "for my boss who's moving to {city2} and I've got no idea where to book and everyone "
+                "at {org} where I work has an opinion and none of them agree"
+            ],
+            {"name": "{name}", "employer": "{org}"},
+        ),
+        (
+            [
+                "anyway after all that I finally got home to {city} at like midnight because the "
+                "trains were a mess and I have to be up at six tomorrow for my shift as a {role} so "
+                "that's fun"
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "And then my cousin - the one who's a {role2} at {org2}, not the other one - told me "
+                "I should quit and move in with her in {city2}, and I said no way, I like my job, I "
+                "like living in {city}, I like my flat, I'm staying put"
+            ],
+            {"location": "{city}"},
+        ),
+    ],
+    "typos": [
+        (
+            [
+                "sry 4 the late reply, was on shift lol. ya im a {role} w/ {lorg}, been livin in "
+                "{lcity} since jan"
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["hey its {lname} again", "u asked where i live - its {lcity}, been here since 2019"],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            [
+                "thx for yesterday!! ur a lifesaver",
+                "btw my boss at {lorg} loved the deck. first win since i started as their {role} lol",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["teh office moved to {city2} but im still in {lcity} so wfh 4 days a wk now"],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "wen i said {lorg2} earlier i ment my old job, cant type today. currently at {lorg}",
+                "name {lname} if u need it",
+            ],
+            {"name": "{name}", "employer": "{org}"},
+        ),
+    ],
+    "line_of_work": [
+        (
+            ["Been in {field} for about ten years now, the last three at {org}."],
+            {"employer": "{org}", "role": "{field}"},
+        ),
+        (
+            [
+                "I work in {field}.",
+                "Yes, really - I know everyone says it's boring. I live in {city}, if you want "
+                "to recommend a career coach.",
+            ],
+            {"role": "{field}", "location": "{city}"},
+        ),
+        (
+            ["Anyone else in {field}? I'm at {org}, and the targets this quarter are brutal."],
+            {"employer": "{org}", "role": "{field}"},
+        ),
+        (
+            ["Work in {field} for {org}, live in {city}, no complaints."],
+            {"employer": "{org}", "role": "{field}", "location": "{city}"},
+        ),
+        (
+            ["My partner's in {field2}; I'm in {field}, at {org}."],
+            {"employer": "{org}", "role": "{field}"},
+        ),
+    ],
+    "commute": [
+        (
+            [
+                "It's an hour and a half door to door - I live out in {city} but {org} is in "
+                "{city2}."
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "Mondays to Thursdays I stay in a rented room in {city2} near the {org} office; "
+                "Friday evening I go home to {city}."
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "Anyone else do the {city}-to-{city2} run every morning from home? I'm a {role}, so "
+                "I can't exactly work remotely."
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Working from the {city2} office this month to cover for someone on leave.",
+                "Usually I'm at home in {city}, working remotely for {org}.",
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "I drive in from {city} - about forty minutes each way - to the hospital where I "
+                "work as a {role}."
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "recently_became": [
+        (
+            [
+                "Started my new job at {org} yesterday 😅 Still figuring out where the "
+                "coffee machine is."
+            ],
+            {"employer": "{org}"},
+        ),
+        (
+            [
+                "Got promoted to {role} last week!",
+                "Same company, {org}, but a whole new set of headaches.",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "After five years of night school I am finally, officially, a qualified "
+                "{role}. I start at {org} next Monday."
+            ],
+            {"role": "{role}"},
+        ),
+        (
+            ["New job alert: {role}, {org}. Day three and nobody's given me a login yet."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "I'm {name}, fresh out of my probation period at {org} - they kept me on as "
+                "a {role}, thank goodness."
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}"},
+        ),
+    ],
+    "just_moved": [
+        (
+            [
+                "Still surrounded by boxes - the move to {city} was only on Saturday.",
+                "If you know a good pizza place nearby, I'm all ears.",
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Hello from {city}! Got the keys to the flat this morning. {city2} feels like a "
+                "lifetime ago already."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Just relocated for work - {org} transferred me to their {city} office, so "
+                "that's where I live now."
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "We've been in {city} for, what, three weeks now? Still getting lost.",
+                "I'm {name}, by the way - I think we've chatted before.",
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            [
+                "New city, new me: I'm {name}, I've just moved from {city2} to {city}, and I'm "
+                "still job-hunting."
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+    ],
+    "titles": [
+        (
+            [
+                "Good morning, Dr. {dsurname} writing. I'm getting in touch from {org}, where I work "
+                "as a {role}."
+            ],
+            {"name": "Dr. {dsurname}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "It's Professor {surname}, actually, not Mr. {surname} - I do prefer the title.",
+                "And I'm in {city}.",
+            ],
+            {"name": "Professor {surname}", "location": "{city}"},
+        ),
+        (
+            ["Dr {surname} here - {role} at {org}. I live and work in {city}."],
+            {"name": "Dr {surname}", "employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "My colleague Dr. {dsurname} suggested I get in touch.",
+                "I'm Dr. {surname}, the {role} on her team.",
+            ],
+            {"name": "Dr. {surname}", "role": "{role}"},
+        ),
+        (
+            ["Dr. {surname} - a {role2} by training, but I work as a {role} at {org} now."],
+            {"name": "Dr. {surname}", "employer": "{org}", "role": "{role}"},
+        ),
+    ],
+    "multiword_names": [
+        (
+            ["{morg} is where I work - I'm {hname} {dsurname}, their {role}."],
+            {"name": "{hname} {dsurname}", "employer": "{morg}", "role": "{role}"},
+        ),
+        (
+            [
+                "My first name is {hname} - both halves, please, not just the first bit.",
+                "I'm in {mcity}.",
+            ],
+            {"name": "{hname}", "location": "{mcity}"},
+        ),
+        (
+            [
+                "I work for {morg} and live in {mcity}; my friend {name2} keeps trying to "
+                "get me to join her at {norg}."
+            ],
+            {"employer": "{morg}", "location": "{mcity}"},
+        ),
+        (
+            ["It's {name} {dsurname} - the surname's double-barrelled, with a hyphen."],
+            {"name": "{name} {dsurname}"},
+        ),
+        (
+            [
+                "Moved to {mcity} last year for a job at {morg}, and I'm still there - both "
+                "the city and the job."
+            ],
+            {"employer": "{morg}", "location": "{mcity}"},
+        ),
+    ],
+    "emoji": [
+        (["new job who dis 😎 {role} @ {org}"], {"employer": "{org}", "role": "{role}"}),
+        (
+            ["Hi 🙋 I'm {name} 😊 living in rainy {city} 🌧️ working at {org} 🏢"],
+            {"name": "{name}", "employer": "{org}", "location": "{city}"},
+        ),
+        (
+            ["ugh 😩 {org} made me work the weekend AGAIN 🙄 the life of a {role} 💀"],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["😭😭 my bff {name2} is moving to {city2} and leaving me all alone in {city}"],
+            {"location": "{city}"},
+        ),
+        (["Me: a {role} 💼 My sister: a {role2} 🩺 Our mum: confused 🤷"], {"role": "{role}"}),
+    ],
+    "question_mixed": [
+        (
+            [
+                "Two questions. First, I'm a {role} - is it normal to be on call every "
+                "weekend? Second, is {city2} worth visiting in autumn?"
+            ],
+            {"role": "{role}"},
+        ),
+        (
+            [
+                "I live in {city}. What's the quickest way to get to {city2} by train? And "
+                "is it cheaper to book ahead?"
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Hi, I'm {name}. Quick one: what time zone is {city2} in? I keep messing up "
+                "calls with our office there.",
+                "I'm in {city} myself.",
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            [
+                "Can you check my maths? {org} pays me about 3k a month after tax as a "
+                "{role}, and rent for my place in {city} is 1.2k - how much can I save?"
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Do you know anything about {org2}? My friend {name2} just got an offer from them.",
+                "I'm at {org}, so I'm curious how they compare.",
+            ],
+            {"employer": "{org}"},
+        ),
+    ],
+    "passive_employed": [
+        (
+            ["Got taken on by {org} in the autumn - {role}, permanent contract, the works."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Formally speaking, I am employed by {org} in the capacity of {role}; I "
+                "was previously retained by {org2} on a consultancy basis."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "I was headhunted by {org2} last year but turned them down.",
+                "Still employed by {org}, still living in {city}.",
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "yeah I'm on {org_s} books now, got recruited by them straight out of uni",
+                "they've got me working as a {role}",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["I was let go by {org2} in March and was picked up by {org} within a fortnight."],
+            {"employer": "{org}"},
+        ),
+    ],
+    "relative_clause": [
+        (
+            [
+                "I'm {name}, and {city}, which is where I've lived for the past six years, "
+                "is finally getting a proper bike lane."
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            [
+                "Anyone who works at {org}, like I do, will tell you the canteen food is criminal.",
+                "(I'm one of their {role}s, so I eat there every day.)",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "My manager - who, unlike me, lives out in {city2} - wants us all back in "
+                "the office three days a week. Easy for me, since I live right here in "
+                "{city}."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "The people I work with at {org} - mostly {role2}s - think my job as a "
+                "{role} is easy. It isn't."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "The flat I rent in {city}, the one with the leaky roof I told you about, "
+                "has just gone up for sale."
+            ],
+            {"location": "{city}"},
+        ),
+    ],
+    "cleft": [
+        (
+            [
+                "Where I actually live is {city} - {city2} is only on my ID because I never got round "
+                "to updating it."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            ["What I am is a {role} at {org}; what I'd like to be is retired."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["It's me, {name}, who's the {role} on the project; {name2} is the {role2}."],
+            {"name": "{name}", "role": "{role}"},
+        ),
+        (
+            ["{org} is who signs my paychecks, and {city} is where I spend them."],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "It was at {org2} that I trained, but it's at {org} that I've been working as a "
+                "{role} for the past few years."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+    ],
+    "fronted_place": [
+        (
+            [
+                "Down here in {city} nobody's heard of {org}, which makes explaining my job "
+                "as their {role} a bit tricky."
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (["In {city}, where I live, rents have doubled since 2019."], {"location": "{city}"}),
+        (
+            [
+                "Out here in {city} the trams are on strike again, so my commute to {org} is "
+                "a nightmare."
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "From where I'm sitting in {city2} right now - hotel lobby, work trip - it's "
+                "hard to remember what home in {city} even looks like."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Around here - {city}, I mean - everyone cycles. I'm {name}, by the way, and "
+                "I'm no exception."
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+    ],
+    "nominal_phrases": [
+        (["Me, summed up: {role}, {city}, exhausted."], {"role": "{role}", "location": "{city}"}),
+        (
+            [
+                "Currently: {role} at {org}. Previously: {role2} at {org2}. Eventually: "
+                "retired, hopefully."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Bio, as requested: {name} - {field} person - {city}-based - cat owner - "
+                "terrible cook."
+            ],
+            {"name": "{name}", "role": "{field}", "location": "{city}"},
+        ),
+        (
+            ["Another Monday at {org}. Coffee, emails, meetings. The glamorous life of a {role}."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["No longer a {role2}. Not yet a {role}. Somewhere in between, in {city}."],
+            {"location": "{city}"},
+        ),
+    ],
+    "as_a_role": [
+        (
+            [
+                "I work as a {role} - and as {org_s} longest-serving one, I get all the rubbish "
+                "jobs."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "As a lifelong {city2} fan now living in {city}, I have complicated feelings "
+                "about this match."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "As a parent AND a {role}, I never get a minute to myself.",
+                "Especially with my employer, {org}, changing the rota every week.",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "As a former {role2} and current {role}, I can tell you the second is far less "
+                "stressful."
+            ],
+            {"role": "{role}"},
+        ),
+        (
+            [
+                "Asking as a {role} with {org} here in {city}: is it normal to be on call every "
+                "other weekend?"
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "possessive_chain": [
+        (
+            [
+                "My flatmate's girlfriend's brother works at {org2}, apparently, and he "
+                "reckons they're hiring {role}s. I'm a {role} at {org}, so that could be "
+                "interesting."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["My landlord's letting agent here in {city} still hasn't fixed my boiler."],
+            {"location": "{city}"},
+        ),
+        (
+            ["I'm on {org_s} graduate scheme's second rotation, working as a junior {role}."],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "My wife's cousin's husband is a {role2} in {city2}. Me? Just {name}, the "
+                "family's resident {role}."
+            ],
+            {"name": "{name}", "role": "{role}"},
+        ),
+        (
+            [
+                "My employer's parent company's logo is everywhere - {org2} owns {org}, "
+                "where I work."
+            ],
+            {"employer": "{org}"},
+        ),
+    ],
+    "since_time": [
+        (["From 2017 to 2021 I was at {org2}; from then until now, {org}."], {"employer": "{org}"}),
+        (
+            ["As of last Monday I'm officially a {role} at {org}!"],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "For the last eighteen months or so I've been renting a place in {city}, after "
+                "four years in {city2}."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Since the merger I've technically worked for {org}, not {org2} - same desk, "
+                "same job as a {role}, different logo."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Two winters ago I moved here to {city} and started as a {role} with {org} the "
+                "same week - haven't regretted it since."
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "contrastive_not": [
+        (
+            [
+                "I work for {org} rather than {org2} - they're sister companies, so people "
+                "get confused. I'm a {role} there."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["Me? A {role}, yes. A {role2}, no - though my gran tells everyone otherwise."],
+            {"role": "{role}"},
+        ),
+        (
+            ["Live in {city}, work in {city2} - not the other way round, like my profile says."],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "I'm {name}, not {name2} - {name2}'s my colleague - and I'm the {role} at "
+                "{org}, not the {role2}."
+            ],
+            {"name": "{name}", "employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Not a {role2} any more, and not in {city2} either - these days I'm a "
+                "{role} in {city}."
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "reported_speech": [
+        (
+            [
+                "According to my LinkedIn I still work at {org2}, but I actually moved to "
+                "{org} in the summer."
+            ],
+            {"employer": "{org}"},
+        ),
+        (
+            [
+                "My kids tell their friends I'm a spy. I'm a {role} at {org}. They're very "
+                "disappointed."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                '"You\'re so lucky to live in {city2}!" - my aunt, every single time, even '
+                "though I've lived in {city} since 2019."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "My doctor said a {role} like me should take more breaks, and my partner "
+                "said the same - apparently everyone agrees except my manager at {org}."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "{name2} swears they heard I was leaving {org} for {org2}. Total rumour - "
+                "I'm staying put, and still very much their {role}."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+    ],
+    "embedded_question": [
+        (
+            [
+                "What's the best way to get from {city} - that's where I live - to the "
+                "airport in {city2} without a car? I'm {name}, by the way."
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+        (
+            [
+                "Could you explain pension contributions to me like I'm a {role}, which I "
+                "am, and not a {role2}?"
+            ],
+            {"role": "{role}"},
+        ),
+        (
+            [
+                "Is it normal for {org} to make a {role} like me work every bank holiday, "
+                "or should I complain?"
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            ["Why does my rent in {city} keep going up when everyone I know in {city2} pays less?"],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Can someone on a {role}'s wage at {org}, like me, afford to buy in "
+                "{city}, where I currently rent?"
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "plan_vs_current": [
+        (
+            [
+                "Handing in my notice at {org} on Friday - {org2} made me an offer I can't refuse.",
+                "Kind of sad, I've been their {role} for five years.",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "flat hunting in {city2} this weekend!! moving in sept",
+                "gonna miss {city} tho, lived here 6 yrs",
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "The plan is to go freelance next year. For the time being I'm a salaried "
+                "{role} at {org}."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "I've accepted a transfer to our {city2} office, effective in the new year, "
+                "so I'll still be with {org} - but right now I'm based in {city}."
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "Once my visa comes through I'll be moving to {acity} to join {org2} as a {role2}.",
+                "Until then: {name}, {role}, {city}, same as ever.",
+            ],
+            {"name": "{name}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "buried_long": [
+        (
+            [
+                "Okay so I'm hosting a dinner party on Saturday for eight people and I'm "
+                "panicking slightly. Two are vegetarian, one is gluten-free, and my "
+                "brother-in-law {name2} only eats beige food. I've got a tiny kitchen - the "
+                "joys of renting in {city} - and only four burners. I finished work late every "
+                "day this week (the life of a {role}, sadly) so I haven't had time to plan. "
+                "Could you suggest a menu I can mostly prep on Friday night?"
+            ],
+            {"role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Hi again. My partner and I are trying to plan a week away in October. She "
+                "wants beaches, I want mountains, and we both want to avoid anywhere too "
+                "touristy. We'll be flying from {city}, since that's home, and the budget is "
+                "about two thousand euros for both of us. She works at {org2} and can only take "
+                "five days off; I've got more flexibility because {org}, where I've been for "
+                "years, is pretty relaxed about leave. Oh, and neither of us speaks Spanish. "
+                "Ideas?"
+            ],
+            {"employer": "{org}", "location": "{city}"},
+        ),
+        (
+            [
+                "Bit of a long one, sorry. I need a new car - the old one finally died on the "
+                "ring road last week - and I can't decide between electric and hybrid. I drive "
+                "about sixty kilometres a day, mostly motorway, and there's no charger at my "
+                "building. My cousin in {city2} swears electric is the future, but he also "
+                "swore by crypto. I'm a {role}, so I'm on a fixed salary and can't go crazy on "
+                "price. What would you do?\n"
+                "\n"
+                "Thanks,\n"
+                "{name}"
+            ],
+            {"name": "{name}", "role": "{role}"},
+        ),
+        (
+            [
+                "Can you help me plan a birthday surprise for my best friend?",
+                "She loves jazz, hates crowds, and is turning forty next month. We met years "
+                "ago when we were both {role2}s at {org2} - she's still there, but I left to "
+                "become a {role} and now work at {org}, so we don't see each other as often. I "
+                "was thinking of a small dinner at a jazz bar. Too cliché?",
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "I have not slept properly in about three weeks and I'm starting to lose it. "
+                "The neighbours upstairs have a toddler who wakes at five, the street outside "
+                "my flat in {city} has roadworks until midnight, and work has been stressful. "
+                "My GP suggested melatonin but I'd rather try other things first. I'm {name}, "
+                "{role}, 41, if any of that matters. What else can I try?"
+            ],
+            {"name": "{name}", "role": "{role}", "location": "{city}"},
+        ),
+    ],
+    "accented_names": [
+        (
+            ["Hej! {aname} here, writing from {acity}, where I've lived all my life."],
+            {"name": "{aname}", "location": "{acity}"},
+        ),
+        (
+            [
+                "My name's {aname} - with the accent, please, autocorrect keeps removing it.",
+                "I'm a {role} in {acity}.",
+            ],
+            {"name": "{aname}", "role": "{role}", "location": "{acity}"},
+        ),
+        (
+            [
+                "Olá! Sou {aname}... sorry, wrong language again. I'm {aname}, I moved from "
+                "{acity} to {city} last year and I work at {org}."
+            ],
+            {"name": "{aname}", "employer": "{org}", "location": "{city}"},
+        ),
+        (
+            ["Thanks for the help earlier!", "Saludos,\n{aname} {dsurname}\n{role}, {norg}"],
+            {"name": "{aname} {dsurname}", "employer": "{norg}", "role": "{role}"},
+        ),
+        (
+            [
+                "People mix me up with {aname}, the {role2} from {acity} on my team. I'm "
+                "{name} - never even been to {acity}; I live in {city}."
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+    ],
+    "number_orgs": [
+        (
+            ["I'm a {role} for {norg} - the company, not a number, before you ask."],
+            {"employer": "{norg}", "role": "{role}"},
+        ),
+        (["Worked at {org2} till 2022, been at {norg} ever since."], {"employer": "{norg}"}),
+        (
+            ["I'm {name}, and I look after {field} at {norg}."],
+            {"name": "{name}", "employer": "{norg}", "role": "{field}"},
+        ),
+        (
+            [
+                "{norg} hired me last month! Still can't believe it. Living in {city} makes the "
+                "commute easy."
+            ],
+            {"employer": "{norg}", "location": "{city}"},
+        ),
+        (
+            [
+                "so yeah i work at {norg} lol. not the most glamorous place but the {role} job "
+                "pays ok"
+            ],
+            {"employer": "{norg}", "role": "{role}"},
+        ),
+    ],
+    "multi_person": [
+        (
+            [
+                "Quick roll call of our flat: {name2}'s a {role2}, Jo works at {org2}, and I'm "
+                "a {role} at {org}. We all live in {city}."
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            [
+                "Mum's in {city2}, Dad's in {acity}, my brother's somewhere in between, and "
+                "I'm in {city} with the dog."
+            ],
+            {"location": "{city}"},
+        ),
+        (
+            ["{name2} does {field2}, I do {field}; {name2}'s at {org2} and I'm at {org}."],
+            {"employer": "{org}", "role": "{field}"},
+        ),
+        (
+            [
+                "At the wedding I sat between a {role2} from {org2} and a guy from {city2}, "
+                "and had to explain to both of them what I actually do all day as a {role} at "
+                "{org}."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Family update for you: I'm {name}; my husband is {name2}; our eldest is at "
+                "uni in {city2}; the rest of us are still in {city}."
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+    ],
+    "uk_us_colloquial": [
+        (
+            [
+                "Absolutely knackered, been grafting at {org} since half seven. Life of a "
+                "{role}, innit."
+            ],
+            {"employer": "{org}", "role": "{role}"},
+        ),
+        (
+            [
+                "Gonna grab some takeout and crash - long day at {org}.",
+                "Anyhow, I'm {name}, nice to meet ya.",
+            ],
+            {"name": "{name}", "employer": "{org}"},
+        ),
+        (
+            [
+                "I'm a {role} over at {org} and I live in {city} - well, the suburbs, but "
+                "close enough, ya know?"
+            ],
+            {"employer": "{org}", "role": "{role}", "location": "{city}"},
+        ),
+        (
+            ["Not gonna lie, {city} in November is grim, but it's home, innit."],
+            {"location": "{city}"},
+        ),
+        (
+            [
+                "Howdy! Name's {name}. I'm fixin' to move to {city2} in the fall, but for "
+                "now I'm still in {city}."
+            ],
+            {"name": "{name}", "location": "{city}"},
+        ),
+    ],
+}
+
 # The families drawn first, in two passes (their items keep their ids and content); the families
 # after them were added later and are drawn after them, all wordings at once, with _draw_wide.
 ORIGINAL_FAMILIES = 16
@@ -1791,7 +2928,7 @@ def build() -> dict[str, list[dict]]:
     _items("dev", original, slice(FIRST_WORDINGS, None), pool, DEV_PER_WORDING, rng, dev)
     _items("dev", added, slice(None), pool, DEV_PER_WORDING, rng, dev, draw=_draw_wide)
     _items("dev", added2, slice(None), pool, DEV_PER_WORDING, rng, dev, draw=_draw_wide2)
-    for family, wordings in THIRD_WORDINGS.items():
+    for family, wordings in {**THIRD_WORDINGS, **FOURTH_WORDINGS}.items():
         # numbered after the family's FAMILIES wordings: {family: [existing..., new...]}
         both = {family: FAMILIES[family] + wordings}
         start = len(FAMILIES[family])
