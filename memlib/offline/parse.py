@@ -151,6 +151,7 @@ _PRAISE = {
     "busy",
     "happy",
     "only",
+    "current",
     "sole",
     "new",
 }
@@ -173,6 +174,8 @@ def _span(token, article: bool = False) -> str:
         if (
             t.dep_ in ("compound", "amod", "flat", "nmod", "nummod")
             and (t.lower_ not in _PRAISE or t.pos_ == "PROPN")  # "New Orleans" keeps "New"
+            # "rainy Porto": a lower-case adjective before a name is no part of it
+            and not (t.dep_ == "amod" and token.pos_ == "PROPN" and t.text.islower())
         )
         or t == token
         or (t.tag_ == "HYPH" and t.head == token)  # "Vance-Holloway"
@@ -221,7 +224,14 @@ def _join(tokens) -> str:
 
 def _introduces(token) -> bool:
     """ "Kenji here", "Hi! Tomas Vance-Holloway here": a name with "here" hanging on it."""
-    return token.pos_ == "PROPN" and any(c.lower_ in ("here", "again") for c in token.children)
+    return (
+        token.pos_ == "PROPN"
+        and token.lower_ not in _DIRECTIONS
+        and any(c.lower_ in ("here", "again") for c in token.children)
+    )
+
+
+_DIRECTIONS = {"down", "up", "out", "over", "around", "back", "in", "right", "round"}
 
 
 def _is_user(clause) -> bool:
@@ -233,7 +243,11 @@ def _is_user(clause) -> bool:
         return True
     for c in subjects:
         if c.lower_ == "we":
-            return clause.lemma_.lower() in _PLACE_VERBS
+            # "We relocated to Tbilisi", "We've been in Vienna for three weeks"
+            return clause.lemma_.lower() in _PLACE_VERBS or (
+                clause.lemma_ == "be"
+                and any(o.ent_type_ in ("GPE", "LOC") for o in _objects(clause, ("in",)))
+            )
         if c.lower_ == "me" and any(d.dep_ == "conj" for d in c.children):
             return True  # "Me and Felix both work at X"
         return any(d.dep_ == "conj" and d.lower_ in ("i", "me") for d in c.subtree)
@@ -253,7 +267,12 @@ def _is_user(clause) -> bool:
         return any(
             c.lower_ in ("still", "also", "currently", "now", "just") for c in clause.children
         )
-    return clause.tag_ in ("VBG", "VBN", "VBP", "VBD")
+    if any(c.dep_ in ("csubj", "csubjpass", "expl") for c in clause.children):
+        return False  # "being a tram driver is no joke", "who I do it for is Initech"
+    # "works at Stark Logistics, lives in Dublin" (a profile's list) counts as well
+    return clause.tag_ in ("VBG", "VBN", "VBP", "VBD") or (
+        clause.tag_ == "VBZ" and clause.lemma_ != "be"
+    )
 
 
 _DEMONSTRATIVE = {"this", "it", "that"}
@@ -460,15 +479,12 @@ def normalise(sentence: str) -> str:
         sentence,
     )
     out = re.sub(r"(^|[,;!.]\s*)names\s+(?=[a-z])", r"\1my name is ", out)
+    out = re.sub(r"\s+\b(?:lol|lmao|haha+|hehe)\b", "", out, flags=re.I)
+    out = re.sub(r"\s@\s", " at ", out)  # "architect @ Oceanic Airlines"
     # "work as an accountant, live in Cape Town": a list of what the writer does, "I" dropped
     out = re.sub(
-        r"(^|,\s+|\band\s+)(work|live)\s+(?=(?:as|at|for|in|with|from|near)\b)",
-        lambda m: (
-            m.group(1)
-            + ("I " if m.group(2).islower() or m.group(1) else "I ")
-            + m.group(2).lower()
-            + " "
-        ),
+        r"(^|,\s+|\band\s+|^-\s*)(?i:(work|live|(?<![,d]\s)(?:works|lives)))\s+(?=(?:as|at|for|in|with|from|near)\b)",
+        lambda m: m.group(1) + "I " + m.group(2).lower().rstrip("s") + " ",
         out,
     )
     # "work's at Initech, home's in Porto": the tagger reads these as possessives
@@ -539,6 +555,9 @@ _NOT_PROPER = {
     "between",
     "remote",
     "remotely",
+    *"jan feb mar apr may jun jul aug sep sept oct nov dec".split(),
+    *"january february march april june july august september october november december".split(),
+    *"monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri".split(),
     "lol",
     "btw",
     "tbh",
@@ -728,7 +747,7 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
             ]
             continue
         if (
-            clause.lemma_ == "speak"
+            clause.lemma_ in ("speak", "write")
             and clause.tag_ == "VBG"
             and not [c for c in clause.children if c.dep_ in ("aux", "dobj", "prep")]
         ):
@@ -752,11 +771,19 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                         )
             continue
         lemma = clause.lemma_.lower()
+        if lemma in _PLACE_VERBS:  # "I live out in Utrecht", "I live over in Riga"
+            for adv in (a for a in clause.children if a.lower_ in _DIRECTIONS):
+                out += [
+                    ("location", _span(o))
+                    for o in _objects(adv, ("in",))
+                    if o.pos_ == "PROPN" or o.ent_type_ in ("GPE", "LOC")
+                ]
         if lemma in ("hire", "employ", "recruit"):  # "I was hired by X as a Y"
             for c in clause.children:
                 objs = [o for o in c.children if o.dep_ == "pobj"]
                 if c.dep_ == "agent" and objs:
-                    out.append(("employer", _span(objs[0], article=True)))
+                    them = objs[0].lower_ in ("them", "it")
+                    out.append(("employer", ANAPHOR if them else _span(objs[0], article=True)))
                 elif c.dep_ == "prep" and c.lower_ == "as" and objs:
                     out.append(("role", _span(objs[0])))
             continue
@@ -772,7 +799,7 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                 ):
                     continue  # "for three years", "at the moment": a time, not an employer
                 value = _span(objs[0], article=c.lower_ in ("at", "for", "with"))
-                if c.lower_ == "by" and lemma == "go":
+                if c.lower_ == "by" and lemma == "go" and clause.head.lemma_ != "let":
                     out.append(("name", value))  # "I go by Nadia"
                 elif (
                     c.lower_ == "in"
@@ -975,6 +1002,13 @@ def _as_role_ok(prep) -> bool:
 _WORKPLACE_NOUNS = {"job", "work", "boss", "manager", "team", "office", "colleague", "employer"}
 
 
+def _former(token) -> bool:
+    return any(
+        c.lower_ in ("former", "ex", "retired", "previous", "old", "one-time", "erstwhile")
+        for c in token.children
+    )
+
+
 def _introduced_by_as(doc) -> list[tuple[str, str]]:
     """ "As someone who lives in Seville, should I ...?", "Speaking as a teacher myself, ...":
     the writer describing themselves on the way to something else (also inside a question)."""
@@ -996,6 +1030,11 @@ def _introduced_by_as(doc) -> list[tuple[str, str]]:
                                 out.append(("employer", _span(q, article=True)))
             elif t.i > 0 and _has_det(o) and o.lemma_.lower() not in _NOT_ROLES:
                 out.append(("role", _span(o)))  # "Speaking as a teacher myself"
+            elif t.i == 0 and _has_det(o) and _former(o):
+                # "As a former accountant and current backend developer, ..."
+                out += [
+                    ("role", _span(c)) for c in o.children if c.dep_ == "conj" and not _former(c)
+                ]
     return out
 
 
@@ -1114,8 +1153,14 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                 out.append(("location", _span(named[0])))
             elif named and ((by_me and t.lemma_ in _WORK_VERBS) or pays_me):
                 out.append(("employer", _span(named[0], article=True)))
-        if t.lower_ == "here" and t.dep_ == "advmod":
-            out += _places(t)  # "Here in Seville, the weather ...": where the writer is
+        if t.lower_ in ("hello", "hi", "greetings", "hey") and t.i == 0:
+            out += [
+                ("location", _span(o))
+                for o in _objects(t, ("from",))
+                if o.ent_type_ in ("GPE", "LOC")
+            ]  # "Hello from Lisbon!": where the writer is
+        if t.lower_ == "here" and (t.dep_ == "advmod" or t.head.lower_ in _DIRECTIONS):
+            out += _places(t)  # "Here in Seville, ...", "Down here in Lisbon": where the writer is
         if t.i == 0 and t.lower_ == "as" and first_person:
             # "As an architect at Wayne Foods, I ...", "As a Riga resident, I ..."
             for o in (o for o in t.children if o.dep_ == "pobj"):
@@ -1126,7 +1171,9 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                         if c.dep_ == "compound" and c.ent_type_ in ("GPE", "LOC")
                     ]
                 elif _has_det(o) and o.pos_ == "NOUN" and o.lemma_.lower() not in _NOT_ROLES:
-                    out += [("role", _span(o)), *_employers(o)]
+                    for job in [o, *(c for c in o.children if c.dep_ == "conj")]:
+                        if not _former(job):  # "As a former X and current Y": Y
+                            out += [("role", _span(job)), *_employers(job)]
         if t.lemma_ == "be" and not _hedged(t):
             subject = [c for c in t.children if c.dep_ == "nsubj" and c.pos_ == "PROPN"]
             for c in t.children if subject else ():

@@ -43,6 +43,7 @@ NOT_NAMES = frozenset(
     """I I'm I've I'd I'll The A An This That These Those It It's We You Your My Our They He She
     What When Where Why How Who Which Yes No Hi Hello Hey Thanks Thank Please Sure Okay Ok Also
     But And Or So Then There Here Today Tomorrow Yesterday User Assistant AI Human System Summary
+    Down Up Out Over Around Back Right Round
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday Great Good Nice Well Actually Just
     Not Still Now Let Can Could Would Should Will Do Does Did Is Are Was Were Be Am Have Has If
     English French German Spanish Italian Portuguese Dutch Chinese Japanese Korean Indian
@@ -483,8 +484,13 @@ def _accept(predicate: str, value: str) -> bool:
     if predicate == "role?":
         last = low.split()[-1]
         return bool(_ROLE_WORD.search(last)) and last not in _NOT_ROLES and len(low.split()) <= 5
-    if predicate == "role":
-        return len(low.split()) <= 5
+    if predicate == "role":  # "a New Orleans native" says where someone is from
+        return len(low.split()) <= 5 and low.split()[-1] not in (
+            "native",
+            "local",
+            "resident",
+            "fan",
+        )
     if predicate in ("employer", "location"):
         return len(low.split()) <= 6
     return len(low.split()) <= 10
@@ -574,13 +580,14 @@ _PARSED_SLOTS = ("name", "employer", "role", "location")
 # A message that is a form ("Name: Pavel, job: data analyst, city: Cape Town") or signed off
 # ("Kind regards,\nMira Barros") states the user's facts without a sentence around them.
 _FORM_FIELD = re.compile(
-    r"(?:^|[,;\n]|[.!?]\s|\bmy\s)\s*(?P<key>name|job(?: title)?|role|position|occupation|company|"
+    r"(?:^|[,;\n]|[.!?]\s|\bmy\s)\s*(?P<key>name|me|job(?: title)?|role|position|occupation|company|"
     r"employer|workplace|city|location|home|hometown|based)\s*[:?]\s*(?P<value>[^,;\n?]+?)\s*"
     r"(?=[,;\n]|[.!]\s|[.!]?$)",
     re.I,
 )
 _FORM_SLOTS = {
     "name": "name",
+    "me": "name",
     "job": "role",
     "job title": "role",
     "role": "role",
@@ -606,6 +613,9 @@ SIGNATURE_NAME = re.compile(
 )
 
 
+_NO_VALUE = {"none", "n/a", "na", "null", "nil", "-", "nobody", "nothing", "unknown", "no", "tbd"}
+
+
 def _form_facts(text: str) -> list[Statement]:
     out = []
     for m in _FORM_FIELD.finditer(text):
@@ -614,6 +624,8 @@ def _form_facts(text: str) -> list[Statement]:
             r"^(?:it's|it is|that's|that is)\s+", "", m.group("value").strip(" .!"), flags=re.I
         )
         # "My job? I'm an architect at X" is a sentence, not a form's value
+        if value.lower() in _NO_VALUE:
+            continue  # "Employer: none, I'm between jobs"
         if value and len(value.split()) <= 6 and not re.search(r"\b(?:I|I'm|my|me)\b", value, re.I):
             out.append(Statement("user", slot, value, m.group(0).strip(" ,;\n")))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -668,6 +680,7 @@ def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
                 before = " ".join([*sentences[:k], sentence[: cue[-1].start()] if cue else ""])
                 value = antecedent(before, slot) if before.strip() else None
             if value:
+                value = re.sub(r"\s+(?:myself|too|as well)$", "", value)  # "Porto myself"
                 parsed.append((slot, value))
         slots = {slot for slot, _ in parsed}
         blocked = not_about_the_user_now(sentence)
