@@ -659,10 +659,21 @@ def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[
             facts = inner[0] if inner else []
         else:
             facts = []
-        facts += _introduced_by_as(doc)
+        facts += _introduced_by_as(doc) + _like_me(doc)
         return facts, {t.lower_ for t in doc if t.pos_ in ("PROPN", "NOUN")} - {
             w.lower() for _, v in facts for w in v.split()
         }
+    listed = _profile_list(sentence)
+    if listed:
+        read = _read_pieces(sentence, context)
+        taken = {slot for slot, _ in read[0]}
+        return read[0] + [f for f in listed if f[0] not in taken], read[1] - {
+            w.lower() for _, v in listed for w in v.split()
+        }
+    return _read_pieces(sentence, context)
+
+
+def _read_pieces(sentence: str, context: str) -> tuple[list[tuple[str, str]], set[str]]:
     pieces = _pieces(sentence)
     if len(pieces) > 1:
         # "Sorry, I meant Cape Town - Vienna is where my parents live.", "Porto is home <emoji>
@@ -677,6 +688,74 @@ def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[
         stated = {w.lower() for _, v in facts for w in v.split()}
         return facts, set().union(*(r[1] for r in read)) - stated
     return _read_one(sentence, context)
+
+
+# A sentence that lists the writer's profile as bare items: "Kenji, pharmacist, Umbrella Health,
+# Riga - that's me in a nutshell", "Me, summed up: graphic designer, Lisbon, exhausted.",
+# "In short: Hugo; product manager; Globex; Porto." The cue says the items are the writer's.
+_LIST_CUE = re.compile(
+    r"(?:^|[.!?]\s+)(?:about me|me,? summed up|summed up|in short|in brief|in a nutshell|bio"
+    r"(?:,? as requested)?|quick facts|the basics|currently|until then|tl;?dr|me|new job alert|"
+    r"reality|these days|now)\s*[:\u2014]\s*(?P<list>.+)$"
+    r"|^(?P<list2>.+?)\s*[-\u2013\u2014]\s*(?:that's|that is) me\b",
+    re.I,
+)
+_ITEM_SPLIT = re.compile(r"\s*(?:[,;|\u00b7]|\s[-\u2013\u2014]\s)\s*")
+
+
+def _profile_list(sentence: str) -> list[tuple[str, str]]:
+    """The slots a cued list of bare items states: a leading person's name, a place, an
+    organisation, and a job ("pharmacist", "accountant at Globex", "customer support person");
+    empty when the sentence is no such list or an item is a clause."""
+    m = _LIST_CUE.search(sentence)
+    if not m:
+        return []
+    items = [i.strip(" .!") for i in _ITEM_SPLIT.split(m.group("list") or m.group("list2"))]
+    items = [i for i in items if i]
+    if not items or any(len(i.split()) > 5 for i in items):
+        return []
+    nlp = _nlp()
+    out: dict[str, str] = {}
+    for k, item in enumerate(items):
+        doc = nlp(item)
+        if any(t.tag_ in ("VBP", "VBZ", "VBD", "MD") for t in doc):
+            return []  # a clause, not a list of items
+        if any(t.lower_ in ("no", "not", "former", "ex", "previously") for t in doc):
+            continue
+        based = re.fullmatch(r"(?P<place>[A-Z][\w .'-]*?)-based", item) or re.fullmatch(
+            r"(?:living|based|live|settled) in (?P<place>[A-Z][\w .'-]*)", item
+        )
+        job_at = re.fullmatch(
+            r"(?:an? )?(?P<role>[a-z][a-z -]*?)\s+(?:at|@|with|for)\s+(?P<org>[A-Z].*)", item
+        )
+        ents = [e for e in doc.ents if e.label_ in ("GPE", "LOC", "ORG", "PERSON", "FAC")]
+        proper = all(t.text[:1].isupper() or not t.is_alpha for t in doc)
+        if based:
+            out.setdefault("location", based.group("place"))
+        elif job_at:
+            out.setdefault("role", job_at.group("role"))
+            out.setdefault("employer", job_at.group("org"))
+        elif proper and k == 0 and len(items) > 2 and len(doc) <= 3:
+            out.setdefault("name", item)  # "Kenji, pharmacist, Umbrella Health, Riga"
+        elif ents and ents[0].label_ in ("GPE", "LOC") and len(ents[0]) == len(doc):
+            out.setdefault("location", item)
+        elif proper and k == 0 and len(doc) <= 3 and (not ents or ents[0].label_ == "PERSON"):
+            out.setdefault("name", item)
+        elif proper:
+            out.setdefault("employer", item)
+        else:
+            words = [t for t in doc if t.pos_ != "DET"]
+            if len(words) > 1 and words[-1].lower_ in ("person", "guy", "one"):
+                words = words[:-1]  # "customer support person"
+            if (
+                words
+                and words[-1].pos_ == "NOUN"
+                and words[-1].lemma_.lower() not in _NOT_ROLES
+                and not any(t.like_num for t in doc)
+            ):
+                out.setdefault("role", " ".join(t.text for t in words))
+    enough = len(out) >= 2 or m.group("list2") or (len(items) == 1 and "employer" in out)
+    return list(out.items()) if enough else []
 
 
 def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[str]]:
@@ -987,6 +1066,11 @@ def _as_role_ok(prep) -> bool:
     """ "as a X" describes the writer: hung on a time noun of theirs ("my fifth year as"), on a
     feeling of theirs ("happy as"), or on "earn / make a living"; never hedged."""
     head = prep.head
+    if head.lemma_.lower() in ("job", "shift", "career", "work", "role", "position", "post"):
+        # "my job as a backend developer", "my shift as a nurse" (not "my old job as")
+        return any(c.lower_ == "my" for c in head.children) and not _former(head)
+    if head.lemma_.lower() == "life" and prep.lower_ == "as":
+        return True  # "Such is life as a nurse at Cyberdyne"
     if head.lemma_.lower() in _TIME_NOUNS or head.lemma_.lower() in ("year", "month", "decade"):
         clause = head.head
         while clause.pos_ not in ("VERB", "AUX") and clause.head != clause:
@@ -1000,6 +1084,22 @@ def _as_role_ok(prep) -> bool:
 
 
 _WORKPLACE_NOUNS = {"job", "work", "boss", "manager", "team", "office", "colleague", "employer"}
+
+
+def _like_me(doc) -> list[tuple[str, str]]:
+    """ "a teacher like me", "an architect like me" (also inside a question): the writer's job."""
+    out = []
+    for t in doc:
+        if (
+            t.dep_ == "prep"
+            and t.lower_ == "like"
+            and any(o.dep_ == "pobj" and o.lower_ == "me" for o in t.children)
+            and t.head.pos_ == "NOUN"
+            and _has_det(t.head)
+            and t.head.lemma_.lower() not in _NOT_ROLES
+        ):
+            out += [("role", _span(t.head)), *_employers(t.head)]
+    return out
 
 
 def _former(token) -> bool:
@@ -1042,7 +1142,7 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
     """What the user's possessions imply: "my boss at X" / "my job at X" -> employer X (not "my
     old job at X"); "Porto is home" -> location Porto; "I meant Cape Town" -> the slot its
     entity type names (a correction: the newer value wins)."""
-    out = _introduced_by_as(doc)
+    out = _introduced_by_as(doc) + _like_me(doc)
     first_person = any(x.lower_ == "i" and x.dep_ in ("nsubj", "nsubjpass") for x in doc)
     for t in doc:
         if (
@@ -1067,6 +1167,16 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                 out += [("role", _span(c)) for c in t.children if c.dep_ == "attr"]
             elif t.lemma_ in _PLACE_VERBS:
                 out.append(("location", _span(t.head)))
+        if (
+            t.dep_ == "prep"
+            and t.lower_ == "of"
+            and t.head.lemma_.lower() == "life"
+            and any(c.lower_ == "the" for c in t.head.children)
+        ):
+            # "the life of an accountant", "Life of a librarian, innit"
+            for o in (o for o in t.children if o.dep_ == "pobj" and o.pos_ == "NOUN"):
+                if _has_det(o) and o.lemma_.lower() not in _NOT_ROLES:
+                    out += [("role", _span(o)), *_employers(o)]
         if t.dep_ == "prep" and t.lower_ == "as" and _as_role_ok(t):
             # "in my fifth year as a product manager at X", "happy as a librarian",
             # "I earn my living as a nurse": the writer's own job
