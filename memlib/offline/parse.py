@@ -367,7 +367,7 @@ def _lowercase_name(word: str) -> bool:
     "tired" and "vegan" do not): the tagger's call on "I'm <Word>."."""
     doc = _nlp()(f"I'm {word.title()}.")
     token = doc[2]
-    return token.pos_ == "PROPN" and token.ent_type_ in ("PERSON", "GPE", "")
+    return token.pos_ == "PROPN" and token.ent_type_ in ("PERSON", "GPE", "", "EVENT")
 
 
 def _cleft(clause) -> list[tuple[str, str]] | None:
@@ -487,6 +487,7 @@ def normalise(sentence: str) -> str:
         lambda m: m.group(1) + "I " + m.group(2).lower().rstrip("s") + " ",
         out,
     )
+    out = re.sub(r"\b([Mm]y name)'s\b", r"\1 is", out)  # "my name's oscar"
     # "work's at Initech, home's in Porto": the tagger reads these as possessives
     out = re.sub(
         r"\b(work|home|job|base|company|employer|office)'s(?=\s+(?:at|in|with|for)\b)",
@@ -814,6 +815,21 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
             if cleft is not None:
                 out += cleft  # "It's Globex where I work", "it's Porto that I call home"
                 continue
+            # "My name isn't Ingrid, it's Kenji": the denied clause names the slot corrected
+            denied = [
+                _slot_subject(n)
+                for v in clause.children
+                if v.dep_ in ("ccomp", "conj", "parataxis") and _hedged(v)
+                for n in v.children
+                if n.dep_ == "nsubj"
+            ]
+            if denied and denied[0]:
+                out += [
+                    (denied[0], _span(c, article=denied[0] == "employer"))
+                    for c in clause.children
+                    if c.dep_ == "attr" and c.pos_ == "PROPN"
+                ]
+                continue
             # "This is Zanele." / "It's Kwame here.": an introduction, the user's name
             out += [
                 fact
@@ -821,7 +837,7 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                 if c.dep_ == "attr"
                 and c.pos_ == "PROPN"
                 and not _has_det(c)
-                and c.ent_type_ not in ("ORG", "FAC", "GPE", "LOC")
+                and c.ent_type_ not in ("ORG", "GPE", "LOC")
                 for fact in [("name", _span(c)), *_appositive_job(c)]
             ]
             continue
