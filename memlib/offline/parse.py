@@ -684,8 +684,8 @@ def _read_pieces(sentence: str, context: str) -> tuple[list[tuple[str, str]], se
         # more context), the pieces fill the slots it left empty and decide what is blocked.
         read = [r for r in (_read(p, sentence) for p in pieces) if r]
         whole = _read_one(sentence)
-        facts = [f for f in whole[0] if any(f[1] in p for p in pieces)]
-        facts += [f for r in read for f in r[0] if f[0] not in {s for s, _ in whole[0]}]
+        facts = [f for f in whole[0] if f[1] == ANAPHOR or any(f[1] in p for p in pieces)]
+        facts += [f for r in read for f in r[0] if f[0] not in {s for s, _ in facts}]
         stated = {w.lower() for _, v in facts for w in v.split()}
         return facts, set().union(*(r[1] for r in read)) - stated
     return _read_one(sentence, context)
@@ -837,7 +837,10 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                 if c.dep_ == "attr"
                 and c.pos_ == "PROPN"
                 and not _has_det(c)
-                and c.ent_type_ not in ("ORG", "GPE", "LOC")
+                and c.ent_type_ != "ORG"
+                # "it's New Orleans for me" is a place; "It's Kenji" whatever the label
+                and not any(p.dep_ == "prep" and p.lower_ == "for" for p in c.children)
+                and not (c.ent_type_ in ("GPE", "LOC") and len(_span(c).split()) > 1)
                 for fact in [("name", _span(c)), *_appositive_job(c)]
             ]
             continue
@@ -1294,7 +1297,8 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                     out += [
                         ("location", _span(c))
                         for c in o.children
-                        if c.dep_ == "compound" and c.ent_type_ in ("GPE", "LOC")
+                        if c.dep_ == "compound"
+                        and (c.ent_type_ in ("GPE", "LOC") or c.pos_ == "PROPN")
                     ]
                 elif _has_det(o) and o.pos_ == "NOUN" and o.lemma_.lower() not in _NOT_ROLES:
                     for job in [o, *(c for c in o.children if c.dep_ == "conj")]:
@@ -1348,6 +1352,14 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
             and any(x.lower_ == "i" and x.dep_ == "nsubj" for x in doc)
         ):
             out += _employers(t, ("at",))  # "I commute ... for work at Cyberdyne"
+        if (
+            t.lemma_.lower() in ("move", "relocation")
+            and any(c.lower_ == "my" for c in t.children)
+            and t.head.lemma_ in ("sort", "finish", "complete", "make", "do")
+            and not _hedged(t.head)
+        ):
+            # "sorted my move to Dublin last week" (not "planning my move to X")
+            out += [("location", _span(o)) for o in _objects(t, ("to",)) if o.pos_ == "PROPN"]
         if t.lemma_.lower() in ("flat", "house", "home", "apartment", "place") and any(
             c.lower_ in ("my", "our") for c in t.children
         ):

@@ -221,6 +221,8 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ("name", r"(?i:\b(?:hi|hello|hey)\b[,!]?\s+)" + _NAME + r"(?i:\s+here\b)"),
         ("name", r"(?i:\bname's)\s+" + _NAME),
         ("name", r"^" + _NAME + r"(?i:\s+here)\b"),
+        # "Hey there, Greta speaking." (the tagger may read "speaking" as a noun)
+        ("name", r"(?:^|[,!.]\s+)" + _NAME + r"(?i:\s+(?:speaking|writing))\b"),
         (
             "location",
             r"(?i:\bi(?:'m| am)\s+(?:a|an|the)\s+"
@@ -397,6 +399,7 @@ KEY_SYNONYMS = {
     "works_at": "employer",
     "role": "role",
     "job": "role",
+    "day job": "role",
     "job_title": "role",
     "title": "role",
     "occupation": "role",
@@ -580,7 +583,7 @@ _PARSED_SLOTS = ("name", "employer", "role", "location")
 # A message that is a form ("Name: Pavel, job: data analyst, city: Cape Town") or signed off
 # ("Kind regards,\nMira Barros") states the user's facts without a sentence around them.
 _FORM_FIELD = re.compile(
-    r"(?:^|[,;\n]|[.!?]\s|\bmy\s)\s*(?P<key>name|me|job(?: title)?|role|position|occupation|company|"
+    r"(?:^|[,;\n]|[.!?]\s|\bmy\s)\s*(?P<key>name|me|(?:day )?job(?: title)?|role|position|occupation|company|"
     r"employer|workplace|city|location|home|hometown|based)\s*[:?]\s*(?P<value>[^,;\n?]+?)\s*"
     r"(?=[,;\n]|[.!]\s|[.!]?$)",
     re.I,
@@ -589,6 +592,7 @@ _FORM_SLOTS = {
     "name": "name",
     "me": "name",
     "job": "role",
+    "day job": "role",
     "job title": "role",
     "role": "role",
     "position": "role",
@@ -626,6 +630,11 @@ def _form_facts(text: str) -> list[Statement]:
         # "My job? I'm an architect at X" is a sentence, not a form's value
         if value.lower() in _NO_VALUE:
             continue  # "Employer: none, I'm between jobs"
+        job_at = re.fullmatch(r"(?:an? )?([a-z][a-z -]*?)\s+(?:at|with|for)\s+([A-Z0-9].*)", value)
+        if slot == "role" and job_at:  # "Day job: civil servant at 7-Eleven"
+            out.append(Statement("user", "role", job_at.group(1), m.group(0).strip(" ,;\n")))
+            out.append(Statement("user", "employer", job_at.group(2), m.group(0).strip(" ,;\n")))
+            continue
         if value and len(value.split()) <= 6 and not re.search(r"\b(?:I|I'm|my|me)\b", value, re.I):
             out.append(Statement("user", slot, value, m.group(0).strip(" ,;\n")))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -672,6 +681,7 @@ def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
     # slots of each first-person sentence; the regex rules keep every other predicate.
     out: list[Statement] = []
     sentences = split_sentences(text)
+    parsed_all: list[tuple[str, str]] = []
     for k, sentence in enumerate(sentences):
         parsed = []
         for slot, value in profile_facts(sentence) or []:
@@ -701,7 +711,19 @@ def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
             )
         ]
         out += [Statement("user", slot, value, sentence) for slot, value in parsed]
-    return out
+        parsed_all += [(slot, value) for slot, value in parsed]
+    # a value the parse gave one slot anywhere in the message is no rule's value for another
+    # ("These days it's Buenos Aires for me - moved here in the spring": no name)
+    return [
+        f
+        for f in out
+        if f.subject != "user"
+        or f.predicate not in _PARSED_SLOTS
+        or ((f.predicate, f.value) in parsed_all and f.predicate != "name")
+        or not any(
+            slot != f.predicate and value.lower() == f.value.lower() for slot, value in parsed_all
+        )
+    ]
 
 
 def _extract_rules(text: str, first_person: bool) -> list[Statement]:
