@@ -470,6 +470,10 @@ _CONTRACTIONS = {
 _FILLER_TAIL = re.compile(r"[\s,]+(?:tho|though|lol|haha|ha|tbh|ngl|btw|by the way)[\s.!]*$", re.I)
 
 
+def with_article(noun: str) -> str:
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
 def normalise(sentence: str) -> str:
     """Chat spelling the tagger was not trained on: "im" -> "I'm", "dont" -> "don't", "i" -> "I",
     "names greta" -> "my name is greta", emoji dropped, and a trailing "tho" / "lol" / "tbh" dropped."""
@@ -488,6 +492,12 @@ def normalise(sentence: str) -> str:
         out,
     )
     out = re.sub(r"\b([Mm]y name)'s\b", r"\1 is", out)  # "my name's oscar"
+    # "I'm Siobhan, accountant at X": the article the parser needs to read the apposition
+    out = re.sub(
+        r"\b(I'm|I am) ([A-Z][\w'-]+), ((?!\w+(?:ing|ed)\b)[a-z]+(?: [a-z]+)?) (at|with|for) (?=[A-Z0-9])",
+        lambda m: f"{m.group(1)} {m.group(2)}, {with_article(m.group(3))} {m.group(4)} ",
+        out,
+    )
     # "work's at Initech, home's in Porto": the tagger reads these as possessives
     out = re.sub(
         r"\b(work|home|job|base|company|employer|office)'s(?=\s+(?:at|in|with|for)\b)",
@@ -683,6 +693,10 @@ def _read_pieces(sentence: str, context: str) -> tuple[list[tuple[str, str]], se
         # The whole sentence is read too: its facts come first (the entity recogniser sees
         # more context), the pieces fill the slots it left empty and decide what is blocked.
         read = [r for r in (_read(p, sentence) for p in pieces) if r]
+        for k in range(1, len(read)):
+            if any(slot == "name" for slot, _ in read[k - 1][0]) and not read[k][0]:
+                # "It's Tomas here - Hooli's new product manager.": the writer's job
+                read[k] = (_job_fragment(pieces[k]), read[k][1])
         whole = _read_one(sentence)
         facts = [f for f in whole[0] if f[1] == ANAPHOR or any(f[1] in p for p in pieces)]
         facts += [f for r in read for f in r[0] if f[0] not in {s for s, _ in facts}]
@@ -757,6 +771,29 @@ def _profile_list(sentence: str) -> list[tuple[str, str]]:
                 out.setdefault("role", " ".join(t.text for t in words))
     enough = len(out) >= 2 or m.group("list2") or (len(items) == 1 and "employer" in out)
     return list(out.items()) if enough else []
+
+
+def _job_fragment(piece: str) -> list[tuple[str, str]]:
+    """A verbless noun phrase naming a job ("Hooli's new product manager", "librarian at X")."""
+    doc = _nlp()(normalise(piece))
+    roots = [t for t in doc if t.dep_ == "ROOT"]
+    if len(roots) != 1 or roots[0].pos_ != "NOUN" or any(t.pos_ in ("VERB", "AUX") for t in doc):
+        return []
+    root = roots[0]
+    if root.lemma_.lower() in _NOT_ROLES:
+        return []
+    owners = [c for c in root.children if c.dep_ == "poss" and c.pos_ == "PROPN"]
+    words = [
+        w
+        for w in root.subtree
+        if w == root
+        or (w.head == root and w.dep_ in ("compound", "amod") and w.lower_ not in _PRAISE)
+    ]
+    employer = [("employer", _span(owners[0], article=True))] if owners else _employers(root)
+    article = any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in root.children)
+    if not employer and not article:
+        return []  # "Kenji here - nice weather today"
+    return [("role", _join(words).strip()), *employer]
 
 
 def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[str]]:
@@ -1234,6 +1271,9 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                 key = subject.lemma_.lower()
                 if bare and key in ("work", "job") and _objects(t, ("at", "for", "with")):
                     out += _employers(t)
+                    if key == "job" and any(c.lower_ == "day" for c in subject.children):
+                        attrs = [c for c in t.children if c.dep_ == "attr" and c.pos_ == "NOUN"]
+                        out += [("role", _span(c)) for c in attrs]  # "The day job is X at Y"
                 elif bare and key in ("home", "base") and _objects(t, ("in",)):
                     out += [("location", _span(o)) for o in _objects(t, ("in",))]
                 elif bare and key == "job" and any(c.lower_ == "day" for c in subject.children):
