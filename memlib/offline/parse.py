@@ -108,7 +108,7 @@ _NOT_ROLES = {
     "user",
 }
 _STATES = {"live", "work", "be", "base", "reside", "stay"}
-_PLACE_VERBS = {"live", "base", "move", "relocate", "reside", "settle"}
+_PLACE_VERBS = {"live", "base", "move", "relocate", "reside", "settle", "rent"}
 _WORK_VERBS = {"work", "join", "start"}
 _TITLES = {"dr", "dr.", "mr", "mr.", "ms", "ms.", "mrs", "mrs.", "prof", "prof."}
 
@@ -257,6 +257,8 @@ def _is_user(clause) -> bool:
         return True  # "Tomas here, based in Las Palmas, working for Dunder Mifflin"
     if clause.lemma_ == "be" and clause.tag_ == "VBG":
         return True  # "the worst part of being a designer at X"
+    if clause.dep_ == "csubj" and clause.tag_ == "VBG" and not subjects:
+        return True  # "Living in Lisbon makes the commute easy"
     if clause.dep_ == "pcomp" and clause.head.dep_ == "prep":
         return _is_user(clause.head.head)  # "I lived in X before relocating to Y"
     # A fragment with no subject at all ("Living in Dublin now.", "Born in Vienna, ...") is the
@@ -848,6 +850,14 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
             and subjects[0].lower_ in _DEMONSTRATIVE
             and not _hedged(clause)
         ):
+            if any(
+                c.dep_ in ("attr", "advmod", "npadvmod")
+                and c.lower_ == "home"
+                and not list(c.children)
+                for c in clause.children
+            ):
+                out.append(("location", ANAPHOR))  # "since that's home", "but it's home"
+                continue
             cleft = _cleft(clause)
             if cleft is not None:
                 out += cleft  # "It's Globex where I work", "it's Porto that I call home"
@@ -997,6 +1007,7 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                     out += _appositive_job(c)
                 elif (
                     _has_det(c)
+                    and not any(d.lower_ == "no" for d in c.children)  # "I'm no exception"
                     and c.lemma_.lower() not in _NOT_ROLES
                     and not (
                         c.lemma_ in ("specialist", "expert")
@@ -1049,7 +1060,9 @@ def _there(doc) -> list[tuple[str, str]]:
             continue
         lemma = clause.lemma_.lower()
         if t.lower_ == "here" and lemma not in _PLACE_VERBS:
-            continue  # "I work here" is the place the writer is at, not a firm
+            continue
+        if _objects(clause, ("to", "in")) or _objects(t, ("to", "in")):
+            continue  # "I moved here to Mexico City": the place is named  # "I work here" is the place the writer is at, not a firm
         if lemma in _WORK_VERBS or (
             lemma == "be" and any(c.dep_ == "attr" and c.pos_ == "NOUN" for c in clause.children)
         ):
@@ -1092,7 +1105,9 @@ def antecedent(text: str, slot: str) -> str | None:
     other = {"employer": ("GPE", "LOC", "NORP"), "location": ("ORG", "NORP")}[slot]
     found: list[tuple[bool, str]] = []
     for sentence in split_text(text):
-        denied = not_about_the_user_now(sentence)
+        # an employer said in a denied clause is not the one meant ("I don't work for X, I work
+        # for Y - I'm a data analyst there"); a place is ("flying from Krakow, since that's home")
+        denied = not_about_the_user_now(sentence) if slot == "employer" else set()
         for piece in _pieces(sentence):
             doc = nlp(normalise(piece))
             if doc[:1].text.lower() in ("not", "no"):
@@ -1172,10 +1187,16 @@ def _introduced_by_as(doc) -> list[tuple[str, str]]:
     for t in doc:
         if t.lower_ != "as" or t.dep_ != "prep":
             continue
-        opener = t.i == 0 or (t.head.lemma_ == "speak" and t.head.tag_ == "VBG")
+        opener = t.i == 0 or (t.head.lemma_ in ("speak", "ask", "write") and t.head.tag_ == "VBG")
         if not opener:
             continue
         for o in (o for o in t.children if o.dep_ == "pobj"):
+            for acl in (a for a in o.children if a.dep_ == "acl" and a.lemma_ in _PLACE_VERBS):
+                # "As a lifelong Porto fan now living in Buenos Aires"
+                if not _hedged(acl):
+                    out += [
+                        ("location", _span(q)) for q in _objects(acl, ("in",)) if q.pos_ == "PROPN"
+                    ]
             if o.lower_ in ("someone", "somebody", "a person"):
                 for r in (r for r in o.children if r.dep_ == "relcl" and not _hedged(r)):
                     for p in (p for p in r.children if p.dep_ == "prep"):
@@ -1186,6 +1207,12 @@ def _introduced_by_as(doc) -> list[tuple[str, str]]:
                                 out.append(("employer", _span(q, article=True)))
             elif t.i > 0 and _has_det(o) and o.lemma_.lower() not in _NOT_ROLES:
                 out.append(("role", _span(o)))  # "Speaking as a teacher myself"
+                out += _employers(o)  # "Asking as a data analyst with Umbrella Health"
+                for here in (h for h in o.children if h.lower_ == "here"):
+                    out += _places(here)
+                    out += [
+                        ("location", _span(q)) for q in _objects(here, ("in",)) if q.pos_ == "PROPN"
+                    ]
             elif t.i == 0 and _has_det(o) and _former(o):
                 # "As a former accountant and current backend developer, ..."
                 out += [
@@ -1233,6 +1260,22 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
             for o in (o for o in t.children if o.dep_ == "pobj" and o.pos_ == "NOUN"):
                 if _has_det(o) and o.lemma_.lower() not in _NOT_ROLES:
                     out += [("role", _span(o)), *_employers(o)]
+        if t.dep_ == "csubj" and t.head.lemma_ == "be" and not _hedged(t.head):
+            # "Where I actually live is Utrecht", "What I do is marketing", "who I do it for is X"
+            mine = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children) and not _hedged(t)
+            attrs = [c for c in t.head.children if c.dep_ == "attr"]
+            where = any(c.lower_ == "where" for c in t.children)
+            for a in attrs if mine else ():
+                if where and t.lemma_ in _PLACE_VERBS and a.pos_ == "PROPN":
+                    out.append(("location", _span(a)))
+                elif where and t.lemma_ in _WORK_VERBS and a.pos_ == "PROPN":
+                    out.append(("employer", _span(a, article=True)))
+                elif any(c.lower_ == "who" for c in t.subtree) and a.pos_ == "PROPN":
+                    if t.lemma_ in _WORK_VERBS or t.lemma_ == "do":
+                        out.append(("employer", _span(a, article=True)))
+                elif t.lemma_ == "do" and any(c.lower_ == "what" for c in t.children):
+                    if a.pos_ == "NOUN" and a.lemma_.lower() not in _NOT_ROLES:
+                        out.append(("role", _span(a)))
         if t.dep_ == "prep" and t.lower_ == "as" and _as_role_ok(t):
             # "in my fifth year as a product manager at X", "happy as a librarian",
             # "I earn my living as a nurse": the writer's own job
@@ -1400,7 +1443,7 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
         ):
             # "sorted my move to Dublin last week" (not "planning my move to X")
             out += [("location", _span(o)) for o in _objects(t, ("to",)) if o.pos_ == "PROPN"]
-        if t.lemma_.lower() in ("flat", "house", "home", "apartment", "place") and any(
+        if t.lemma_.lower() in ("flat", "house", "home", "apartment", "place", "rent") and any(
             c.lower_ in ("my", "our") for c in t.children
         ):
             # "the last boxes in our new flat in Utrecht"

@@ -686,8 +686,12 @@ def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
         parsed = []
         for slot, value in profile_facts(sentence) or []:
             if value == ANAPHOR:  # "I'm a librarian there": the name said before
-                cue = list(re.finditer(r"\b(?:there|here|that|it)\b", sentence, re.I))
-                before = " ".join([*sentences[:k], sentence[: cue[-1].start()] if cue else ""])
+                # the anaphor's own word: the first "there"/"here", else the last "that"/"it"
+                cue = (
+                    list(re.finditer(r"\b(?:there|here)\b", sentence, re.I))[:1]
+                    or list(re.finditer(r"\b(?:that|it)\b", sentence, re.I))[-1:]
+                )
+                before = " ".join([*sentences[:k], sentence[: cue[0].start()] if cue else ""])
                 value = antecedent(before, slot) if before.strip() else None
             if value:
                 value = re.sub(r"\s+(?:myself|too|as well)$", "", value)  # "Porto myself"
