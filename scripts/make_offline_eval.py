@@ -1990,7 +1990,7 @@ FOURTH_WORDINGS: dict[str, list[tuple[list[str], dict]]] = {
     "commute": [
         (
             [
-                "It's an hour and a half door to door - I live out in {city} but {org} is in "
+                "It's ninety minutes door to door - I live out in {city} but {org} is in "
                 "{city2}."
             ],
             {"employer": "{org}", "location": "{city}"},
