@@ -74,6 +74,21 @@ _TIME_NOUNS = {
     "beginning",
 }
 _NOT_ROLES = {
+    # nouns a parse can put where a job goes ("both the city and the job", "the surname's
+    # double-barrelled", "4 days a wk")
+    "city",
+    "town",
+    "country",
+    "company",
+    "firm",
+    "surname",
+    "place",
+    "thing",
+    "number",
+    "wk",
+    "joke",
+    "exception",
+    "mistake",
     "native",
     "local",
     "resident",
@@ -151,6 +166,12 @@ _PRAISE = {
     "busy",
     "happy",
     "only",
+    "junior",
+    "senior",
+    "salaried",
+    "permanent",
+    "full-time",
+    "part-time",
     "current",
     "sole",
     "new",
@@ -288,6 +309,12 @@ def _hedged(clause) -> bool:
         # "Before that I was at Globex", "Prior to this I lived in Riga": an earlier state
         if t.dep_ == "prep" and t.lower_ in ("before", "prior") and t.i < clause.i:
             return True
+        if t.dep_ == "prep" and t.lower_ == "according":
+            return True  # "According to my LinkedIn I still work at X": someone else's say
+    if clause.lemma_ in ("start", "begin", "join", "move") and any(
+        w.lower_ in ("next", "tomorrow", "soon") for c in clause.children for w in c.subtree
+    ):
+        return True  # "I start at Vandelay Imports next Monday": not yet
     if clause.lemma_ in ("start", "begin") and any(
         c.dep_ == "prt" and c.lower_ in ("out", "off") for c in clause.children
     ):
@@ -487,6 +514,7 @@ def normalise(sentence: str) -> str:
     out = re.sub(r"(^|[,;!.]\s*)names\s+(?=[a-z])", r"\1my name is ", out)
     out = re.sub(r"\s+\b(?:lol|lmao|haha+|hehe)\b", "", out, flags=re.I)
     out = re.sub(r"\s@\s", " at ", out)  # "architect @ Oceanic Airlines"
+    out = re.sub(r"(?<=\s)w/(?=\s)", "with", out)  # "a teacher w/ dunder mifflin"
     # "work as an accountant, live in Cape Town": a list of what the writer does, "I" dropped
     out = re.sub(
         r"(^|,\s+|\band\s+|^-\s*)(?i:(work|live|(?<![,d]\s)(?:works|lives)))\s+(?=(?:as|at|for|in|with|from|near)\b)",
@@ -1115,6 +1143,9 @@ def antecedent(text: str, slot: str) -> str | None:
             for span in entity_spans(doc):
                 if span.label_ in other:
                     continue
+                before = doc[max(0, span.start - 2) : span.start].text.lower()
+                if re.search(r"\b(?:than|not|instead of|unlike|except)$", before):
+                    continue  # "for Dunder Mifflin rather than Vandelay Imports"
                 end = span.end  # "Vandelay Imports": a capitalised word the tagger left out
                 while end < len(doc) and doc[end].text[:1].isupper() and doc[end].is_alpha:
                     end += 1

@@ -222,7 +222,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ("name", r"(?i:\bname's)\s+" + _NAME),
         ("name", r"^" + _NAME + r"(?i:\s+here)\b"),
         # "Hey there, Greta speaking." (the tagger may read "speaking" as a noun)
-        ("name", r"(?:^|[,!.]\s+)" + _NAME + r"(?i:\s+(?:speaking|writing))\b"),
+        ("name", r"(?:^|[,!.]\s+)(?![A-Z][a-z]+ly\b)" + _NAME + r"(?i:\s+(?:speaking|writing))\b"),
         (
             "location",
             r"(?i:\bi(?:'m| am)\s+(?:a|an|the)\s+"
@@ -695,6 +695,8 @@ def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
                 value = antecedent(before, slot) if before.strip() else None
             if value:
                 value = re.sub(r"\s+(?:myself|too|as well)$", "", value)  # "Porto myself"
+                if slot == "name":
+                    value = re.sub(r"^(?:Just|Only|Simply)\s+", "", value)  # "Just Greta"
                 parsed.append((slot, value))
         slots = {slot for slot, _ in parsed}
         blocked = not_about_the_user_now(sentence)
