@@ -124,7 +124,7 @@ _NOT_ROLES = {
 }
 _STATES = {"live", "work", "be", "base", "reside", "stay"}
 _PLACE_VERBS = {"live", "base", "move", "relocate", "reside", "settle", "rent"}
-_WORK_VERBS = {"work", "join", "start"}
+_WORK_VERBS = {"work", "join", "start", "freelance", "practise", "practice"}
 _TITLES = {"dr", "dr.", "mr", "mr.", "ms", "ms.", "mrs", "mrs.", "prof", "prof."}
 
 
@@ -461,8 +461,10 @@ def _appositive_job(name) -> list[tuple[str, str]]:
     job set beside a name."""
     out = []
     for a in name.children:
-        if a.dep_ == "appos" and a.pos_ == "NOUN":
+        if a.dep_ == "appos" and a.pos_ == "NOUN" and a.lemma_.lower() not in _NOT_ROLES:
             out += [("role", _span(a)), *_employers(a)]
+            if any(c.dep_ == "poss" and c.lower_ == "their" for c in a.children):
+                out.append(("employer", ANAPHOR))  # "I'm Felix, their civil servant"
     return out
 
 
@@ -522,6 +524,7 @@ def normalise(sentence: str) -> str:
         out,
     )
     out = re.sub(r"\b([Mm]y name)'s\b", r"\1 is", out)  # "my name's oscar"
+    out = re.sub(r"\b([Tt]he (?:company|employer|firm))'s (?=[A-Z])", r"my \1 is ", out)
     # "I'm Siobhan, accountant at X": the article the parser needs to read the apposition
     out = re.sub(
         r"\b(I'm|I am) ([A-Z][\w'-]+), ((?!\w+(?:ing|ed)\b)[a-z]+(?: [a-z]+)?) (at|with|for) (?=[A-Z0-9])",
@@ -1291,6 +1294,49 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
             for o in (o for o in t.children if o.dep_ == "pobj" and o.pos_ == "NOUN"):
                 if _has_det(o) and o.lemma_.lower() not in _NOT_ROLES:
                     out += [("role", _span(o)), *_employers(o)]
+        if (
+            t.lower_ == "one"
+            and t.dep_ == "attr"
+            and t.head.lemma_ == "be"
+            and _is_user(t.head)
+            and not _hedged(t.head)
+        ):
+            # "I'm one of their graphic designers", "one of the nurses at X"
+            for o in _objects(t, ("of",)):
+                if o.pos_ == "NOUN" and o.tag_ == "NNS" and o.lemma_.lower() not in _NOT_ROLES:
+                    words = [
+                        w.text
+                        for w in o.subtree
+                        if w.dep_ in ("compound", "amod")
+                        and w.head == o
+                        and w.lower_ not in _PRAISE
+                    ]
+                    out.append(("role", " ".join([*words, o.lemma_])))
+                    out += _employers(o)
+                    if any(c.lower_ == "their" for c in o.children):
+                        out.append(("employer", ANAPHOR))
+        if (
+            t.lemma_ == "take"
+            and any(c.dep_ == "prt" and c.lower_ == "on" for c in t.children)
+            and any(c.dep_ == "dobj" and c.lower_ == "me" for c in t.children)
+            and not _hedged(t)
+        ):
+            # "Massive Dynamic took me on as a graphic designer"
+            out += [
+                ("employer", _span(c, article=True))
+                for c in t.children
+                if c.dep_ == "nsubj" and c.pos_ == "PROPN"
+            ]
+            out += [("role", _span(o)) for o in _objects(t, ("as",))]
+        if t.lower_ == "home" and t.dep_ == "pobj" and t.head.lower_ in ("from", "at"):
+            # "freelancing from home in Las Palmas", "working at home in Riga"
+            clause = t.head.head
+            if clause.pos_ in ("VERB", "AUX") and _is_user(clause) and not _hedged(clause):
+                out += [
+                    ("location", _span(o))
+                    for o in _objects(t, ("in",)) + _objects(clause, ("in",))
+                    if o.pos_ == "PROPN"
+                ]
         if t.dep_ == "csubj" and t.head.lemma_ == "be" and not _hedged(t.head):
             # "Where I actually live is Utrecht", "What I do is marketing", "who I do it for is X"
             mine = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children) and not _hedged(t)
@@ -1358,7 +1404,8 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
             and _is_user(t)
             and not _hedged(t)
             and any(
-                c.lower_ == "home" and c.dep_ in ("oprd", "xcomp", "ccomp", "dobj", "npadvmod")
+                c.lower_ == "home"
+                and c.dep_ in ("oprd", "xcomp", "ccomp", "dobj", "npadvmod", "advmod")
                 for c in t.children
             )
         ):
@@ -1371,7 +1418,7 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
             for home in (c for c in t.children if c.lower_ == "home"):
                 named = [c for c in home.children if c.dep_ == "compound" and c.pos_ == "PROPN"]
                 if named:
-                    out.append(("location", _join([w for c in named for w in c.subtree])))
+                    out.append(("location", _join([w for c in named for w in c.subtree]).strip()))
         if t.lemma_ == "base" and _is_user(t) and not _hedged(t):
             # "Based out of Krakow"
             out += [("location", _span(o)) for x in _objects(t, ("out",)) for o in [x]]

@@ -221,6 +221,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ("name", r"(?i:\b(?:hi|hello|hey)\b[,!]?\s+)" + _NAME + r"(?i:\s+here\b)"),
         ("name", r"(?i:\bname's)\s+" + _NAME),
         ("name", r"^" + _NAME + r"(?i:\s+here)\b"),
+        ("name", r"^" + _NAME + r"(?i:,?\s+(?:by the way|btw)[.!]?$)"),  # "Hugo, by the way."
         # "Hey there, Greta speaking." (the tagger may read "speaking" as a noun)
         ("name", r"(?:^|[,!.]\s+)(?![A-Z][a-z]+ly\b)" + _NAME + r"(?i:\s+(?:speaking|writing))\b"),
         (
