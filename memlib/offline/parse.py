@@ -124,7 +124,7 @@ _NOT_ROLES = {
 }
 _STATES = {"live", "work", "be", "base", "reside", "stay"}
 _PLACE_VERBS = {"live", "base", "move", "relocate", "reside", "settle", "rent"}
-_WORK_VERBS = {"work", "join", "start", "freelance", "practise", "practice"}
+_WORK_VERBS = {"work", "join", "start", "freelance", "practise", "practice", "teach"}
 _TITLES = {"dr", "dr.", "mr", "mr.", "ms", "ms.", "mrs", "mrs.", "prof", "prof."}
 
 
@@ -342,6 +342,8 @@ def _hedged(clause) -> bool:
         return True
     if clause.dep_ == "advcl" and head.lower_ == "used":
         return True
+    if clause.dep_ == "pcomp" and head.head.lemma_ in _NOT_NOW:
+        return True  # "I'm thinking of moving to X"
     if clause.dep_ == "conj" and head.pos_ in ("VERB", "AUX") and head.i < clause.i:
         # "I'd quit and move to Dublin": the second verb shares the first one's "'d"
         if any(c.dep_ == "aux" and c.lower_ in _MODAL for c in head.children):
@@ -434,6 +436,15 @@ def _cleft(clause) -> list[tuple[str, str]] | None:
     return None
 
 
+def _is_time(token) -> bool:
+    """ "ten years", "the moment", "2019": a stretch or point of time, not a name."""
+    return (
+        token.ent_type_ in ("DATE", "TIME", "DURATION")
+        or (token.ent_type_ == "CARDINAL" and token.text.isdigit())
+        or token.lemma_.lower() in _TIME_NOUNS
+    )
+
+
 def _objects(token, preps: tuple[str, ...]) -> list:
     """The objects of `token`'s prepositions among `preps`: "a nurse at X" -> [X]; also of a
     preposition written right after it that the parser hung elsewhere ("tell my boss at X")."""
@@ -516,6 +527,8 @@ def normalise(sentence: str) -> str:
     out = re.sub(r"(^|[,;!.]\s*)names\s+(?=[a-z])", r"\1my name is ", out)
     out = re.sub(r"\s+\b(?:lol|lmao|haha+|hehe)\b", "", out, flags=re.I)
     out = re.sub(r"\s@\s", " at ", out)  # "architect @ Oceanic Airlines"
+    # "I'm Harrowgate-based" -> "I'm based in Harrowgate"
+    out = re.sub(r"(?<![\w'])([A-Z][a-z]+(?: [A-Z][a-z]+)?)-based\b", r"based in \1", out)
     out = re.sub(r"(?<=\s)w/(?=\s)", "with", out)  # "a teacher w/ dunder mifflin"
     # "work as an accountant, live in Cape Town": a list of what the writer does, "I" dropped
     out = re.sub(
@@ -707,6 +720,11 @@ def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[
         return facts, {t.lower_ for t in doc if t.pos_ in ("PROPN", "NOUN")} - {
             w.lower() for _, v in facts for w in v.split()
         }
+    now = re.match(r"(?i)(?:currently|now|still|presently|these days),?\s+(?P<rest>.+)$", sentence)
+    if now:  # "Currently a welder at Tarnwell Foods."
+        job = _job_fragment(now.group("rest"))
+        if job:
+            return job, set()
     listed = _profile_list(sentence)
     if listed:
         read = _read_pieces(sentence, context)
@@ -1023,7 +1041,12 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                 and any(d.lower_ == "me" for d in clause.children)
             ):
                 out.append(("name", _title_name(c)))
-            elif c.dep_ == "dobj" and lemma == "do" and c.pos_ == "NOUN" and not _has_det(c):
+            elif (
+                c.dep_ == "dobj"
+                and lemma == "do"
+                and (c.pos_ == "NOUN" or c.tag_ == "VBG")  # "I do plumbing for a living"
+                and not _has_det(c)
+            ):
                 as_ = _objects(c, ("as",)) + _objects(clause, ("as",))
                 # "I do sales for X"; "I do freelance work as a nurse": the role is the nurse
                 out.append(("role", _span(as_[0]) if as_ else _span(c)))
@@ -1049,7 +1072,8 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                     for p in c.children:
                         objs = [o for o in p.children if o.dep_ == "pobj"]
                         if p.dep_ == "prep" and p.lower_ in ("at", "with", "for") and objs:
-                            out.append(("employer", _span(objs[0], article=True)))
+                            if not _is_time(objs[0]):  # not "a welder for ten years"
+                                out.append(("employer", _span(objs[0], article=True)))
                         elif (
                             p.dep_ == "prep"
                             and p.lower_ == "in"
@@ -1337,6 +1361,20 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                     for o in _objects(t, ("in",)) + _objects(clause, ("in",))
                     if o.pos_ == "PROPN"
                 ]
+        if t.lemma_.lower() in ("local", "resident") and t.pos_ == "NOUN":
+            clause = t.head
+            mine = (t.dep_ == "attr" and _is_user(clause) and not _hedged(clause)) or any(
+                c.lower_ == "here" for c in t.children
+            )
+            if mine:  # "I'm a Harrowgate local", "Harrowgate resident here"
+                out += [
+                    ("location", _span(c))
+                    for c in t.children
+                    if c.dep_ in ("compound", "amod")
+                    and c.text[:1].isupper()
+                    and c.i > 0
+                    or (c.dep_ in ("compound", "amod") and c.pos_ == "PROPN")
+                ]
         if t.dep_ == "csubj" and t.head.lemma_ == "be" and not _hedged(t.head):
             # "Where I actually live is Utrecht", "What I do is marketing", "who I do it for is X"
             mine = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children) and not _hedged(t)
@@ -1386,7 +1424,17 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
             # "work's at Initech, home's in Porto", "The day job is tram driver at X"
             for subject in (c for c in t.children if c.dep_ == "nsubj" and c.pos_ == "NOUN"):
                 bare = not [
-                    c for c in subject.children if c.dep_ not in ("det", "amod", "compound")
+                    c
+                    for c in subject.children
+                    if c.dep_ not in ("det", "amod", "compound")
+                    and not (c.dep_ == "poss" and c.lower_ == "my")
+                    and not (
+                        c.dep_ == "prep"
+                        and c.lower_ == "for"
+                        and _objects(c.head, ("for",))
+                        and c.children
+                        and any(o.lower_ == "me" for o in c.children)
+                    )
                 ]
                 key = subject.lemma_.lower()
                 if bare and key in ("work", "job") and _objects(t, ("at", "for", "with")):
@@ -1396,6 +1444,13 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                         out += [("role", _span(c)) for c in attrs]  # "The day job is X at Y"
                 elif bare and key in ("home", "base") and _objects(t, ("in",)):
                     out += [("location", _span(o)) for o in _objects(t, ("in",))]
+                elif bare and key == "home" and subject.lower_ == "home":
+                    # "Home for me is Harrowgate"
+                    out += [
+                        ("location", _span(c))
+                        for c in t.children
+                        if c.dep_ in ("attr", "acomp") and c.text[:1].isupper()
+                    ]
                 elif bare and key == "job" and any(c.lower_ == "day" for c in subject.children):
                     for c in (c for c in t.children if c.dep_ == "attr" and c.pos_ == "NOUN"):
                         out += [("role", _span(c)), *_employers(c)]
@@ -1471,7 +1526,7 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                 # "3M is my employer", "Lisbon is my home town"
                 if c.dep_ == "attr" and any(d.lower_ == "my" for d in c.children):
                     slot = _SLOT_NOUNS.get(c.lemma_.lower())
-                    if slot in ("employer", "location"):
+                    if slot in ("employer", "location", "name"):  # "Bram is my name"
                         out.append((slot, _span(subject[0], article=slot == "employer")))
                 # "Vienna, not Mexico City, is where I live"
                 if (
@@ -1484,6 +1539,15 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                         out.append(("location", _span(subject[0])))
                     elif c.lemma_ in _WORK_VERBS:
                         out.append(("employer", _span(subject[0], article=True)))
+        if (
+            t.lemma_.lower() in ("team", "staff", "crew", "department")
+            and t.head.lower_ in ("of", "on", "in")
+            and t.head.head.lemma_ in ("part", "be")
+        ):
+            # "I'm part of the team at X", "I'm on the optics team at X"
+            clause = t.head.head if t.head.head.pos_ == "AUX" else t.head.head.head
+            if clause.pos_ in ("VERB", "AUX") and _is_user(clause) and not _hedged(clause):
+                out += _employers(t)
         if (
             t.lemma_.lower() in _WORKPLACE_NOUNS
             and any(c.lower_ == "my" for c in t.children)

@@ -483,8 +483,8 @@ def _accept(predicate: str, value: str) -> bool:
     low = value.lower()
     if not value or low in _PRONOUN_VALUES or low in STOPWORDS or low.strip(" .'\"") in NULL_VALUES:
         return False
-    if predicate == "name":
-        return value.split()[0] not in NOT_NAMES
+    if predicate == "name":  # not "Harrowgate-based"
+        return value.split()[0] not in NOT_NAMES and not low.endswith("-based")
     if predicate == "role?":
         last = low.split()[-1]
         return bool(_ROLE_WORD.search(last)) and last not in _NOT_ROLES and len(low.split()) <= 5
