@@ -34,7 +34,7 @@ _NEG_ADV = {
     "once",
     "previously",
 }
-_MODAL = {"would", "could", "might", "'d", "should", "may"}
+_MODAL = {"would", "could", "might", "'d", "should", "may", "will", "'ll", "wo", "shall"}
 _NOT_NOW = {
     "apply",
     "plan",
@@ -319,6 +319,8 @@ def _hedged(clause) -> bool:
         c.dep_ == "prt" and c.lower_ in ("out", "off") for c in clause.children
     ):
         return True  # "started out as a civil servant": where the writer began
+    if clause.lemma_ in ("move", "relocate") and clause.tag_ == "VBG" and clause.dep_ != "pcomp":
+        return True  # "moving in sept", "I'm moving to Riga": a move under way or planned
     if clause.lemma_ == "employ" and any(
         c.dep_ == "auxpass" and c.tag_ == "VBD" for c in clause.children
     ):
@@ -342,6 +344,9 @@ def _hedged(clause) -> bool:
         return True
     if clause.dep_ == "advcl" and head.lower_ == "used":
         return True
+    if clause.dep_ == "xcomp" and head.pos_ in ("VERB", "AUX") and head.i < clause.i:
+        if head.lemma_ in ("move", "relocate") and _hedged(head):
+            return True  # "I'll be moving to Bogotá to join Pied Piper"
     if clause.dep_ == "pcomp" and head.head.lemma_ in _NOT_NOW:
         return True  # "I'm thinking of moving to X"
     if clause.dep_ == "conj" and head.pos_ in ("VERB", "AUX") and head.i < clause.i:
@@ -414,9 +419,9 @@ def _cleft(clause) -> list[tuple[str, str]] | None:
                 if _hedged(verb):
                     return []
                 if verb.lemma_ in _WORK_VERBS:
-                    return [("employer", ANAPHOR)]
+                    return [("employer", ANAPHOR_THAT)]
                 if verb.lemma_ in _PLACE_VERBS:
-                    return [("location", ANAPHOR)]
+                    return [("location", ANAPHOR_THAT)]
         return None
     verbs = [v for v in attrs[0].children if v.dep_ == "relcl"]
     verbs += [v for v in clause.children if v.dep_ in ("ccomp", "relcl", "advcl")]
@@ -475,7 +480,7 @@ def _appositive_job(name) -> list[tuple[str, str]]:
         if a.dep_ == "appos" and a.pos_ == "NOUN" and a.lemma_.lower() not in _NOT_ROLES:
             out += [("role", _span(a)), *_employers(a)]
             if any(c.dep_ == "poss" and c.lower_ == "their" for c in a.children):
-                out.append(("employer", ANAPHOR))  # "I'm Felix, their civil servant"
+                out.append(("employer", ANAPHOR_THEIR))  # "I'm Felix, their civil servant"
     return out
 
 
@@ -528,7 +533,13 @@ def normalise(sentence: str) -> str:
     out = re.sub(r"\s+\b(?:lol|lmao|haha+|hehe)\b", "", out, flags=re.I)
     out = re.sub(r"\s@\s", " at ", out)  # "architect @ Oceanic Airlines"
     # "I'm Harrowgate-based" -> "I'm based in Harrowgate"
-    out = re.sub(r"(?<![\w'])([A-Z][a-z]+(?: [A-Z][a-z]+)?)-based\b", r"based in \1", out)
+    out = re.sub(
+        r"(?<![\w'])(?!(?:Formerly|Previously|Originally|Currently|Now)\b)"
+        r"([A-Z][a-z]+(?: [A-Z][a-z]+)?)-based\b",
+        r"based in \1",
+        out,
+    )
+    out = re.sub(r"^\*\s*(?=\w)", "I meant ", out)  # "*Mexico City. autocorrect hates me"
     out = re.sub(r"(?<=\s)w/(?=\s)", "with", out)  # "a teacher w/ dunder mifflin"
     # "work as an accountant, live in Cape Town": a list of what the writer does, "I" dropped
     out = re.sub(
@@ -749,7 +760,7 @@ def _read_pieces(sentence: str, context: str) -> tuple[list[tuple[str, str]], se
                 # "It's Tomas here - Hooli's new product manager.": the writer's job
                 read[k] = (_job_fragment(pieces[k]), read[k][1])
         whole = _read_one(sentence)
-        facts = [f for f in whole[0] if f[1] == ANAPHOR or any(f[1] in p for p in pieces)]
+        facts = [f for f in whole[0] if f[1].startswith("\x00") or any(f[1] in p for p in pieces)]
         facts += [f for r in read for f in r[0] if f[0] not in {s for s, _ in facts}]
         stated = {w.lower() for _, v in facts for w in v.split()}
         return facts, set().union(*(r[1] for r in read)) - stated
@@ -905,7 +916,7 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                 and not list(c.children)
                 for c in clause.children
             ):
-                out.append(("location", ANAPHOR))  # "since that's home", "but it's home"
+                out.append(("location", ANAPHOR_THAT))  # "since that's home", "but it's home"
                 continue
             cleft = _cleft(clause)
             if cleft is not None:
@@ -977,7 +988,9 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                 objs = [o for o in c.children if o.dep_ == "pobj"]
                 if c.dep_ == "agent" and objs:
                     them = objs[0].lower_ in ("them", "it")
-                    out.append(("employer", ANAPHOR if them else _span(objs[0], article=True)))
+                    out.append(
+                        ("employer", ANAPHOR_THEIR if them else _span(objs[0], article=True))
+                    )
                 elif c.dep_ == "prep" and c.lower_ == "as" and objs:
                     out.append(("role", _span(objs[0])))
             continue
@@ -1096,11 +1109,22 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
     out += _possessive_facts(doc, context)
     out += _there(doc)
     if lower:  # "pied piper" from an all-lower-case message is the name Pied Piper
-        out = [(slot, v if slot == "role" or v == ANAPHOR else v.title()) for slot, v in out]
+        out = [
+            (slot, v if slot == "role" or v.startswith("\x00") else v.title()) for slot, v in out
+        ]
     return [(s, v) for s, v in out if v], blocked
 
 
-ANAPHOR = "\x00there"  # a slot whose value is a name said earlier: "I'm a librarian there"
+# A slot whose value is a name said earlier, marked by the word that points back to it (the
+# caller resolves it): "I'm a librarian there", "That's where I live", "I'm one of their nurses".
+ANAPHOR = "\x00there"
+ANAPHOR_THAT = "\x00that"
+ANAPHOR_THEIR = "\x00their"
+ANAPHOR_CUES = {
+    ANAPHOR: r"\b(?:there|here)\b",
+    ANAPHOR_THAT: r"\b(?:that|it)\b",
+    ANAPHOR_THEIR: r"\b(?:their|them)\b",
+}
 
 
 def _there(doc) -> list[tuple[str, str]]:
@@ -1149,16 +1173,18 @@ def entity_spans(doc) -> list:
     return sorted(spans, key=lambda s: s.start)
 
 
-def antecedent(text: str, slot: str) -> str | None:
+def antecedent(text: str, slot: str, strict: bool = False) -> str | None:
     """The last name in `text` that can be the user's employer (an organisation, else any
     proper name) or location (a place, else any proper name) for ANAPHOR, skipping a name
-    denied ("Not Globex - Umbrella Health!"); None when there is none."""
+    denied ("Not Globex - Umbrella Health!"); with `strict`, only a name the recogniser calls an
+    organisation or place ("their" / "them" point back less surely); None when there is none."""
     nlp = _nlp()
     if nlp is None:
         return None
     kinds = {"employer": ("ORG", "FAC"), "location": ("GPE", "LOC", "FAC")}[slot]
     other = {"employer": ("GPE", "LOC", "NORP"), "location": ("ORG", "NORP")}[slot]
     found: list[tuple[bool, str]] = []
+    typed_values: set[str] = set()
     for sentence in split_text(text):
         # an employer said in a denied clause is not the one meant ("I don't work for X, I work
         # for Y - I'm a data analyst there"); a place is ("flying from Krakow, since that's home")
@@ -1178,8 +1204,13 @@ def antecedent(text: str, slot: str) -> str | None:
                     end += 1
                 words = [t for t in doc[span.start : end] if t.lower_ not in ("the", "a", "an")]
                 value = _join(words).strip(" .,;:!?")
+                value = value.removesuffix("'s").removesuffix("'")
                 if value and value.lower() != "i" and not set(value.lower().split()) & denied:
                     found.append((span.label_ in kinds or slot == "employer", value))
+                    if span.label_ in kinds:
+                        typed_values.add(value)
+    if strict:
+        found = [(ok, v) for ok, v in found if v in typed_values]
     typed = [v for ok, v in found if ok]
     return (typed or [v for _, v in found] or [None])[-1]
 
@@ -1338,7 +1369,7 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                     out.append(("role", " ".join([*words, o.lemma_])))
                     out += _employers(o)
                     if any(c.lower_ == "their" for c in o.children):
-                        out.append(("employer", ANAPHOR))
+                        out.append(("employer", ANAPHOR_THEIR))
         if (
             t.lemma_ == "take"
             and any(c.dep_ == "prt" and c.lower_ == "on" for c in t.children)

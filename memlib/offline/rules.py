@@ -22,6 +22,8 @@ from functools import lru_cache
 
 from memlib.offline.parse import (
     ANAPHOR,
+    ANAPHOR_CUES,
+    ANAPHOR_THEIR,
     antecedent,
     not_about_the_user_now,
     parse_available,
@@ -667,6 +669,8 @@ def _signature(block: list[str]) -> list[Statement]:
 
 
 def _extract(text: str, first_person: bool) -> list[Statement]:
+    if first_person and re.match(r"\s*\*\s*\w", text):
+        text = "I meant " + text.lstrip()[1:].lstrip()  # "*Mexico City. autocorrect hates me"
     facts = _extract_sentences(text, first_person)
     if first_person:
         stated = {(f.predicate, f.value.lower()) for f in facts}
@@ -686,14 +690,14 @@ def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
     for k, sentence in enumerate(sentences):
         parsed = []
         for slot, value in profile_facts(sentence) or []:
-            if value == ANAPHOR:  # "I'm a librarian there": the name said before
-                # the anaphor's own word: the first "there"/"here", else the last "that"/"it"
-                cue = (
-                    list(re.finditer(r"\b(?:there|here)\b", sentence, re.I))[:1]
-                    or list(re.finditer(r"\b(?:that|it)\b", sentence, re.I))[-1:]
-                )
+            if value in ANAPHOR_CUES:  # "I'm a librarian there": the name said before
+                # resolved up to the anaphor's own word ("there"/"here": the first one;
+                # "that"/"it" and "their"/"them": the last one)
+                found = list(re.finditer(ANAPHOR_CUES[value], sentence, re.I))
+                cue = found[:1] if value == ANAPHOR else found[-1:]
                 before = " ".join([*sentences[:k], sentence[: cue[0].start()] if cue else ""])
-                value = antecedent(before, slot) if before.strip() else None
+                strict = value == ANAPHOR_THEIR
+                value = antecedent(before, slot, strict) if before.strip() else None
             if value:
                 value = re.sub(r"\s+(?:myself|too|as well)$", "", value)  # "Porto myself"
                 if slot == "name":
