@@ -565,10 +565,13 @@ def normalise(sentence: str) -> str:
     out = "".join(ch for ch in out if unicodedata.category(ch) not in ("So", "Sk", "Cs", "Mn"))
     out = re.sub(r"[ \t]{2,}", " ", out)
     out = _FILLER_TAIL.sub("", out) or sentence
-    return _truecase(out) if sentence.islower() else out
+    out = _truecase(out) if sentence.islower() else out
+    return re.sub(r"\b([Ii])ts (?=[A-Z])", r"\1t's ", out)  # "hey its Felix again"
 
 
-_NAME_CUE = re.compile(r"\b(?:I'm|I am|name's|name is|it's|call me|this is)\s+([a-z][a-z-]+)")
+_NAME_CUE = re.compile(
+    r"\b(?:I'm|I am|name's|name is|it's|its|call me|this is|go by)\s+([a-z][a-z-]+)"
+)
 _PLACE_CUE = re.compile(
     r"\b(?:live|living|lives|moved|move|moving|based|relocated|settled|work|working|works|"
     r"job|I'm|I am)\s+(?:in|to|at|for|with)\s+([a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)"
@@ -661,7 +664,11 @@ def _truecase(text: str) -> str:
 
     text = _NAME_CUE.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + cap(m.group(1)), text)
     text = _PLACE_CUE.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + cap(m.group(1)), text)
-    return re.sub(r"^([a-z]+)(?= here\b)", lambda m: cap(m.group(1)), text)
+    return re.sub(
+        r"(^|,\s*|\b(?:hi|hey|hello|yo|hiya)\s+)([a-z]+)(?= (?:here|again)\b)",
+        lambda m: m.group(1) + cap(m.group(2)),
+        text,
+    )
 
 
 _PLACE_VERBS_WRITTEN = {"lives": "live", "living": "live", "lived": "live", "works": "work"}
@@ -731,6 +738,13 @@ def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[
         return facts, {t.lower_ for t in doc if t.pos_ in ("PROPN", "NOUN")} - {
             w.lower() for _, v in facts for w in v.split()
         }
+    asked = re.search(
+        r"\bwhere I (?P<verb>live|work|am based|'m based)\b.*?\bit(?:'s| is) (?P<value>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*)",
+        normalise(sentence),
+    )
+    if asked:  # "u asked where i live - its utrecht": the answer to the question it repeats
+        slot = "employer" if asked.group("verb") == "work" else "location"
+        return [(slot, asked.group("value"))], set()
     now = re.match(r"(?i)(?:currently|now|still|presently|these days),?\s+(?P<rest>.+)$", sentence)
     if now:  # "Currently a welder at Tarnwell Foods."
         job = _job_fragment(now.group("rest"))

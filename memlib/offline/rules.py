@@ -587,11 +587,14 @@ _PARSED_SLOTS = ("name", "employer", "role", "location")
 # ("Kind regards,\nMira Barros") states the user's facts without a sentence around them.
 _FORM_FIELD = re.compile(
     r"(?:^|[,;\n]|[.!?]\s|\bmy\s)\s*(?P<key>name|me|(?:day )?job(?: title)?|role|position|occupation|company|"
-    r"employer|workplace|city|location|home|hometown|based)\s*[:?]\s*(?P<value>[^,;\n?]+?)\s*"
+    r"employer|workplace|city|location|home|hometown|based|where I live|where I work)\s*[:?]\s*"
+    r"(?P<value>[^,;\n?]+?)\s*"
     r"(?=[,;\n]|[.!]\s|[.!]?$)",
     re.I,
 )
 _FORM_SLOTS = {
+    "where i live": "location",
+    "where i work": "employer",
     "name": "name",
     "me": "name",
     "job": "role",
@@ -633,6 +636,8 @@ def _form_facts(text: str) -> list[Statement]:
         # "My job? I'm an architect at X" is a sentence, not a form's value
         if value.lower() in _NO_VALUE:
             continue  # "Employer: none, I'm between jobs"
+        if slot == "name" and value.islower():
+            value = value.title()  # "name: pavel"
         job_at = re.fullmatch(r"(?:an? )?([a-z][a-z -]*?)\s+(?:at|with|for)\s+([A-Z0-9].*)", value)
         if slot == "role" and job_at:  # "Day job: civil servant at 7-Eleven"
             out.append(Statement("user", "role", job_at.group(1), m.group(0).strip(" ,;\n")))
@@ -674,7 +679,11 @@ def _extract(text: str, first_person: bool) -> list[Statement]:
     facts = _extract_sentences(text, first_person)
     if first_person:
         stated = {(f.predicate, f.value.lower()) for f in facts}
-        facts += [f for f in _form_facts(text) if (f.predicate, f.value.lower()) not in stated]
+        form = [f for f in _form_facts(text) if (f.predicate, f.value.lower()) not in stated]
+        # "Where I live? It's Porto.": the form's slot, not an introduction
+        placed = {f.value.lower() for f in form if f.predicate in ("location", "employer")}
+        facts = [f for f in facts if not (f.predicate == "name" and f.value.lower() in placed)]
+        facts += form
     return facts
 
 
