@@ -360,6 +360,7 @@ def _hedged(clause) -> bool:
 
 
 _SLOT_NOUNS = {
+    "address": "location",
     "town": "location",
     "name": "name",
     "employer": "employer",
@@ -570,7 +571,8 @@ def normalise(sentence: str) -> str:
 
 
 _NAME_CUE = re.compile(
-    r"\b(?:I'm|I am|name's|name is|it's|its|call me|this is|go by)\s+([a-z][a-z-]+)"
+    r"\b(?:I'm|I am|name's|name is|it's|its|call me|this is|go by)"
+    r"\s+([a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)"
 )
 _PLACE_CUE = re.compile(
     r"\b(?:live|living|lives|moved|move|moving|based|relocated|settled|work|working|works|"
@@ -650,10 +652,10 @@ def _truecase(text: str) -> str:
     oscar" -> "I'm Oscar", "moved to utrecht" -> "moved to Utrecht"), where the word reads as
     a name once capitalised, so the tagger parses it as one."""
 
-    def cap(words: str) -> str:
+    def cap(words: str, strict: bool = False) -> str:
         out = []
         for k, w in enumerate(words.split()):
-            if w in _NOT_PROPER or w in _STOP or (k == 0 and not _lowercase_name(w)):
+            if w in _NOT_PROPER or w in _STOP or ((k == 0 or strict) and not _lowercase_name(w)):
                 if k == 0:
                     return words
                 out.append(w)
@@ -662,7 +664,9 @@ def _truecase(text: str) -> str:
             out.append(w[:1].upper() + w[1:])
         return " ".join(out)
 
-    text = _NAME_CUE.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + cap(m.group(1)), text)
+    text = _NAME_CUE.sub(
+        lambda m: m.group(0)[: m.start(1) - m.start(0)] + cap(m.group(1), strict=True), text
+    )
     text = _PLACE_CUE.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + cap(m.group(1)), text)
     return re.sub(
         r"(^|,\s*|\b(?:hi|hey|hello|yo|hiya)\s+)([a-z]+)(?= (?:here|again)\b)",
@@ -794,13 +798,35 @@ _LIST_CUE = re.compile(
 _ITEM_SPLIT = re.compile(r"\s*(?:[,;|\u00b7]|\s[-\u2013\u2014]\s)\s*")
 
 
+_NOT_LIST_NAMES = {
+    *"ha haha oh hey hi hello yes no ok okay well sure thanks wow ugh hmm".split(),
+    *"name coffee me yeah yep nope right anyway".split(),
+}
+
+
+def _name_led_list(sentence: str) -> list[tuple[str, str]]:
+    """ "Ottoline Brack, optician, Harrowgate." / "Ottoline, 34, optician from Harrowgate.": a
+    sentence that is only a list led by a person's name and holding a job reads as a profile."""
+    items = [i.strip(" .!") for i in _ITEM_SPLIT.split(sentence.strip()) if i.strip(" .!")]
+    if len(items) < 3 or not re.fullmatch(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?", items[0]):
+        return []
+    if items[0].lower() in _STOP or items[0].lower() in _NOT_LIST_NAMES:
+        return []  # "Ha, good memory - ...", "Name - Siobhan | ..."
+    if re.search(r"[|?]", sentence) or not _lowercase_name(items[0].split()[0].lower()):
+        return []
+    items = [i for i in items if not re.fullmatch(r"\d+", i)]  # an age
+    rest = " - ".join(re.sub(r" from ([A-Z])", r" - \1", i) for i in items[1:])
+    facts = _profile_list(f"{items[0]}, {rest} - that's me")
+    return facts if any(slot == "role" for slot, _ in facts) else []
+
+
 def _profile_list(sentence: str) -> list[tuple[str, str]]:
     """The slots a cued list of bare items states: a leading person's name, a place, an
     organisation, and a job ("pharmacist", "accountant at Globex", "customer support person");
     empty when the sentence is no such list or an item is a clause."""
     m = _LIST_CUE.search(sentence)
     if not m:
-        return []
+        return _name_led_list(sentence)
     items = [i.strip(" .!") for i in _ITEM_SPLIT.split(m.group("list") or m.group("list2"))]
     items = [i for i in items if i]
     if not items or any(len(i.split()) > 5 for i in items):
@@ -832,15 +858,18 @@ def _profile_list(sentence: str) -> list[tuple[str, str]]:
             out.setdefault("location", item)
         elif proper and k == 0 and len(doc) <= 3 and (not ents or ents[0].label_ == "PERSON"):
             out.setdefault("name", item)
-        elif proper:
-            out.setdefault("employer", item)
+        elif proper and (len(doc) > 1 or (ents and ents[0].label_ == "ORG")):
+            out.setdefault("employer", item)  # a lone unlabelled name could be a place too
         else:
             words = [t for t in doc if t.pos_ != "DET"]
             if len(words) > 1 and words[-1].lower_ in ("person", "guy", "one"):
                 words = words[:-1]  # "customer support person"
+            # a bare word parses badly alone: its part of speech is read in "She is a ___."
+            framed = nlp(f"She is a {' '.join(t.text for t in words)}.") if words else None
             if (
                 words
-                and words[-1].pos_ == "NOUN"
+                and framed[-2].pos_ == "NOUN"
+                and framed[-2].tag_ != "NNS"  # "Coffee, emails, meetings"
                 and words[-1].lemma_.lower() not in _NOT_ROLES
                 and not any(t.like_num for t in doc)
             ):
@@ -990,6 +1019,24 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                         )
             continue
         lemma = clause.lemma_.lower()
+        if lemma in ("live", "base") or (lemma == "be" and _is_user(clause)):
+            for o in _objects(clause, ("outside", "near", "in")):
+                if o.lemma_.lower() in (
+                    "area",
+                    "region",
+                    "suburb",
+                    "outskirts",
+                    "centre",
+                    "center",
+                ):
+                    # "I'm in the Harrowgate area", "I live in the Riga suburbs"
+                    out += [
+                        ("location", _span(c))
+                        for c in o.children
+                        if c.dep_ in ("compound", "amod") and c.text[:1].isupper()
+                    ]
+                elif o.head.lower_ in ("outside", "near") and lemma != "be" and o.pos_ == "PROPN":
+                    out.append(("location", _span(o)))  # "I live just outside Harrowgate"
         if lemma in _PLACE_VERBS:  # "I live out in Utrecht", "I live over in Riga"
             for adv in (a for a in clause.children if a.lower_ in _DIRECTIONS):
                 out += [
@@ -1006,7 +1053,8 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
                         ("employer", ANAPHOR_THEIR if them else _span(objs[0], article=True))
                     )
                 elif c.dep_ == "prep" and c.lower_ == "as" and objs:
-                    out.append(("role", _span(objs[0])))
+                    # "I was hired as an optician at Tarnwell Foods"
+                    out += [("role", _span(objs[0])), *_employers(objs[0])]
             continue
         for c in clause.children:
             if c.dep_ == "prep":
@@ -1487,7 +1535,7 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                     if key == "job" and any(c.lower_ == "day" for c in subject.children):
                         attrs = [c for c in t.children if c.dep_ == "attr" and c.pos_ == "NOUN"]
                         out += [("role", _span(c)) for c in attrs]  # "The day job is X at Y"
-                elif bare and key in ("home", "base") and _objects(t, ("in",)):
+                elif bare and key in ("home", "base", "address") and _objects(t, ("in",)):
                     out += [("location", _span(o)) for o in _objects(t, ("in",))]
                 elif bare and key == "home" and subject.lower_ == "home":
                     # "Home for me is Harrowgate"
@@ -1548,6 +1596,7 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                 ("location", _span(o))
                 for o in _objects(t, ("from",))
                 if o.ent_type_ in ("GPE", "LOC")
+                or (o.pos_ == "PROPN" and o.ent_type_ != "PERSON" and not _objects(o, ("in",)))
             ]  # "Hello from Lisbon!": where the writer is
         if t.lower_ == "here" and (t.dep_ == "advmod" or t.head.lower_ in _DIRECTIONS):
             out += _places(t)  # "Here in Seville, ...", "Down here in Lisbon": where the writer is

@@ -649,7 +649,17 @@ def _form_facts(text: str) -> list[Statement]:
     for k, line in enumerate(lines[:-1]):
         if _SIGN_OFF.match(line) or _DETAILS.search(line):
             out += _signature(lines[k + 1 : k + 5])
+    # a name signed at the very end: "Cheers, Ottoline", "Thanks! Ottoline", "...\n- Ottoline"
+    signed = _SIGNED_OFF.search(text.strip())
+    if signed and signed.group("value").split()[0] not in NOT_NAMES:
+        out.append(Statement("user", "name", signed.group("value"), signed.group(0).strip()))
     return out
+
+
+_SIGNED_OFF = re.compile(
+    rf"(?:(?:^|[.!]\s+|\n)(?i:{SIGN_OFF_PHRASES})[,!]?\s+|\n\s*[-\u2013\u2014~]\s*)"
+    r"(?P<value>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?)[.!]?$"
+)
 
 
 _DETAILS = re.compile(r"\b(?:my|contact) details\b|\bdetails below\b|\bsignature\b", re.I)
