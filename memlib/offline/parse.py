@@ -805,7 +805,7 @@ _NOT_LIST_NAMES = {
 
 
 def _name_led_list(sentence: str) -> list[tuple[str, str]]:
-    """ "Ottoline Brack, optician, Harrowgate." / "Ottoline, 34, optician from Harrowgate.": a
+    """ "Teodor Lind, optician, Harrowgate." / "Teodor, 34, optician from Harrowgate.": a
     sentence that is only a list led by a person's name and holding a job reads as a profile."""
     items = [i.strip(" .!") for i in _ITEM_SPLIT.split(sentence.strip()) if i.strip(" .!")]
     if len(items) < 3 or not re.fullmatch(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?", items[0]):
@@ -1620,7 +1620,7 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
                 # "3M is my employer", "Lisbon is my home town"
                 if c.dep_ == "attr" and any(d.lower_ == "my" for d in c.children):
                     slot = _SLOT_NOUNS.get(c.lemma_.lower())
-                    if slot in ("employer", "location", "name"):  # "Bram is my name"
+                    if slot in ("employer", "location", "name"):  # "Teodor is my name"
                         out.append((slot, _span(subject[0], article=slot == "employer")))
                 # "Vienna, not Mexico City, is where I live"
                 if (

@@ -649,7 +649,7 @@ def _form_facts(text: str) -> list[Statement]:
     for k, line in enumerate(lines[:-1]):
         if _SIGN_OFF.match(line) or _DETAILS.search(line):
             out += _signature(lines[k + 1 : k + 5])
-    # a name signed at the very end: "Cheers, Ottoline", "Thanks! Ottoline", "...\n- Ottoline"
+    # a name signed at the very end: "Cheers, Teodor", "Thanks! Teodor", "...\n- Teodor"
     signed = _SIGNED_OFF.search(text.strip())
     if signed and signed.group("value").split()[0] not in NOT_NAMES:
         out.append(Statement("user", "name", signed.group("value"), signed.group(0).strip()))
