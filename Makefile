@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 # Offline unless the caller chooses otherwise (e.g. `make run MEMLIB_LLM=auto`).
 MEMLIB_LLM ?= offline
 export MEMLIB_LLM
@@ -12,7 +13,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export PYDEVD_DISABLE_FILE_VALIDATION = 1
 
-.PHONY: help setup run test unit notebooks lab lint format bench book clean upgrade
+.PHONY: help setup dev run test unit notebooks lab lint format bench book clean upgrade
 
 help:
 	@echo "make run     execute every notebook into build/notebooks/ (+ records.json)"
@@ -25,40 +26,49 @@ help:
 LOCK     := requirements/lock.txt
 DEV_LOCK := requirements/lock-dev.txt
 
-# Installs come from the committed lock: the exact versions the suite last passed with.
-$(STAMP): pyproject.toml $(DEV_LOCK)
+# Installs come from the committed locks: the exact versions the suite last passed with. A
+# learner's targets (run, lab, bench) get the runtime lock only; test, lint and book add the dev
+# lock (pytest, Playwright, Sphinx, ...). Bytecode is left to Python to write on first import
+# (--no-compile), so the learner's virtualenv stays under 1 GB.
+$(STAMP): pyproject.toml $(LOCK)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r $(DEV_LOCK)
+	$(PY) -m pip install --quiet --no-compile -r $(LOCK)
 	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -c "from memlib.testing import ensure_kernel; ensure_kernel()"
 	@touch $(STAMP)
 
+$(DEV_STAMP): $(STAMP) $(DEV_LOCK)
+	$(PY) -m pip install --quiet --no-compile -r $(DEV_LOCK)
+	@touch $(DEV_STAMP)
+
 setup: $(STAMP)
+
+dev: $(DEV_STAMP)
 
 # VARIANT=openai | reworded: ChatOpenAI against the local OpenAI-compatible server (CI's paths)
 run: $(STAMP)
 	$(PY) -m memlib $(if $(VARIANT),--variant $(VARIANT))
 
-test: $(STAMP)
+test: $(DEV_STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup tests
 
-unit: $(STAMP)
+unit: $(DEV_STAMP)
 	$(PY) -m pytest tests -m "not notebook"
 
-notebooks: $(STAMP)
+notebooks: $(DEV_STAMP)
 	$(PY) -m pytest tests -m notebook
 
 lab: $(STAMP)
 	$(PY) scripts/lab_settings.py
 	$(VENV)/bin/jupyter lab notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check memlib tests benchmarks notebooks scripts
 	$(VENV)/bin/ruff format --check memlib tests benchmarks notebooks scripts
 	$(PY) scripts/notebooks_clean.py --check
 
-format: $(STAMP)
+format: $(DEV_STAMP)
 	$(VENV)/bin/ruff format memlib tests benchmarks notebooks scripts
 	$(VENV)/bin/ruff check --fix memlib tests benchmarks notebooks scripts
 	$(PY) scripts/notebooks_clean.py
@@ -77,7 +87,7 @@ bench: $(STAMP)
 
 # The book: Sphinx + myst-nb over the executed notebooks. Notebooks with no executed copy in
 # build/notebooks/, or one older than the notebook, are run first (as `make run` would).
-book: $(STAMP)
+book: $(DEV_STAMP)
 	@stale=$$(for nb in notebooks/[0-9][0-9]_*.ipynb; do \
 	  out=build/notebooks/$${nb#notebooks/}; [ -f "$$out" ] && [ "$$out" -nt "$$nb" ] || echo "$$nb"; \
 	done); \

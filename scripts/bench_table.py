@@ -57,6 +57,8 @@ def offline_model_table(on: dict, off: dict | None) -> str:
             ("dev set", on["dev"]),
             ("dev, rules only", off["dev"]),
         ]
+    if "check" in on:  # the late check set, a second sealed set scored once when written
+        cols.insert(1, ("late check set", on["check"]))
     rows = [
         ("profile fields found (recall)", lambda r: f"{r['recall']:.3f}"),
         ("fields filled that are right (precision)", lambda r: f"{r['precision']:.3f}"),

@@ -1989,10 +1989,7 @@ FOURTH_WORDINGS: dict[str, list[tuple[list[str], dict]]] = {
     ],
     "commute": [
         (
-            [
-                "It's ninety minutes door to door - I live out in {city} but {org} is in "
-                "{city2}."
-            ],
+            ["It's ninety minutes door to door - I live out in {city} but {org} is in {city2}."],
             {"employer": "{org}", "location": "{city}"},
         ),
         (
@@ -2909,6 +2906,16 @@ def _items(
     return out
 
 
+CHECK_FILE = Path(__file__).resolve().with_name("offline_eval_check.py")
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def load_sealed():
     """scripts/offline_eval_sealed.py as a module (SEALED_FAMILIES, SEALED_POOLS, ...)."""
     spec = importlib.util.spec_from_file_location("offline_eval_sealed", SEALED_FILE)
@@ -2944,7 +2951,18 @@ def build() -> dict[str, list[dict]]:
         random.Random(SEED + 1),
         test,
     )
-    return {"dev": dev, "test": test}
+    late = _load(CHECK_FILE, "offline_eval_check")
+    check: list[dict] = []
+    _items(
+        "check",
+        late.FRESH_FAMILIES,
+        slice(None),
+        late.FRESH_POOLS,
+        late.FRESH_PER_WORDING,
+        random.Random(7),
+        check,
+    )
+    return {"dev": dev, "test": test, "check": check}
 
 
 def check_sealed(sets: dict[str, list[dict]]) -> None:
