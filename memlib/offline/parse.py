@@ -138,6 +138,12 @@ def parse_available() -> bool:
     return _nlp() is not None
 
 
+@lru_cache(maxsize=8192)
+def _doc(text: str):
+    """The parse of `text`, cached: the same sentence, piece or list item is read many times."""
+    return _nlp()(text)
+
+
 @lru_cache(maxsize=1)
 def _nlp():
     try:
@@ -704,7 +710,7 @@ def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[
             asked = _read(parts[-1])
             facts = [f for r in stated if r for f in r[0]]
             return facts, set().union(*(r[1] for r in stated if r), asked[1] if asked else set())
-        doc = nlp(normalise(sentence))
+        doc = _doc(normalise(sentence))
         # "Given that I work at X, is it weird to ...?", "... when I'm the only nurse at X?":
         # a first-person clause set under the question states; the rest is asked.
         stated = [
@@ -831,10 +837,9 @@ def _profile_list(sentence: str) -> list[tuple[str, str]]:
     items = [i for i in items if i]
     if not items or any(len(i.split()) > 5 for i in items):
         return []
-    nlp = _nlp()
     out: dict[str, str] = {}
     for k, item in enumerate(items):
-        doc = nlp(item)
+        doc = _doc(item)
         if any(t.tag_ in ("VBP", "VBZ", "VBD", "MD") for t in doc):
             return []  # a clause, not a list of items
         if any(t.lower_ in ("no", "not", "former", "ex", "previously") for t in doc):
@@ -865,7 +870,7 @@ def _profile_list(sentence: str) -> list[tuple[str, str]]:
             if len(words) > 1 and words[-1].lower_ in ("person", "guy", "one"):
                 words = words[:-1]  # "customer support person"
             # a bare word parses badly alone: its part of speech is read in "She is a ___."
-            framed = nlp(f"She is a {' '.join(t.text for t in words)}.") if words else None
+            framed = _doc(f"She is a {' '.join(t.text for t in words)}.") if words else None
             if (
                 words
                 and framed[-2].pos_ == "NOUN"
@@ -880,7 +885,7 @@ def _profile_list(sentence: str) -> list[tuple[str, str]]:
 
 def _job_fragment(piece: str) -> list[tuple[str, str]]:
     """A verbless noun phrase naming a job ("Hooli's new product manager", "librarian at X")."""
-    doc = _nlp()(normalise(piece))
+    doc = _doc(normalise(piece))
     roots = [t for t in doc if t.dep_ == "ROOT"]
     if len(roots) != 1 or roots[0].pos_ != "NOUN" or any(t.pos_ in ("VERB", "AUX") for t in doc):
         return []
@@ -903,9 +908,8 @@ def _job_fragment(piece: str) -> list[tuple[str, str]]:
 
 def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[str]]:
     """_read for one clause group; `context` is the whole sentence a piece was cut from."""
-    nlp = _nlp()
     lower = sentence.islower()
-    doc = nlp(normalise(sentence))
+    doc = _doc(normalise(sentence))
     out: list[tuple[str, str]] = []
     blocked: set[str] = set()
     for token in doc:
@@ -1252,7 +1256,7 @@ def antecedent(text: str, slot: str, strict: bool = False) -> str | None:
         # for Y - I'm a data analyst there"); a place is ("flying from Krakow, since that's home")
         denied = not_about_the_user_now(sentence) if slot == "employer" else set()
         for piece in _pieces(sentence):
-            doc = nlp(normalise(piece))
+            doc = _doc(normalise(piece))
             if doc[:1].text.lower() in ("not", "no"):
                 continue
             for span in entity_spans(doc):
@@ -1281,7 +1285,7 @@ def split_text(text: str) -> list[str]:
     """Sentences as the parser splits them (a cheap stand-in when the rules' splitter is not
     at hand)."""
     nlp = _nlp()
-    return [s.text for s in nlp(text).sents] if nlp is not None and text.strip() else []
+    return [s.text for s in _doc(text).sents] if nlp is not None and text.strip() else []
 
 
 def _as_role_ok(prep) -> bool:
