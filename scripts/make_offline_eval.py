@@ -2918,10 +2918,7 @@ def _load(path: Path, name: str):
 
 def load_sealed():
     """scripts/offline_eval_sealed.py as a module (SEALED_FAMILIES, SEALED_POOLS, ...)."""
-    spec = importlib.util.spec_from_file_location("offline_eval_sealed", SEALED_FILE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load(SEALED_FILE, "offline_eval_sealed")
 
 
 def build() -> dict[str, list[dict]]:

@@ -39,13 +39,17 @@ def test_sealed_set_is_large_and_varied(sealed):
     assert sealed["items"] >= 200 and sealed["families"] >= 12
 
 
+def assert_floors(result: dict, floors: dict) -> None:
+    assert result["errors"] == []
+    assert result["none_strings"] == 0
+    assert result["recall"] >= floors["recall"], result["slots"]
+    assert result["precision"] >= floors["precision"], result["slots"]
+    assert result["answers"]["accuracy"] >= floors["answers"], result["answers"]
+    assert result["summaries"]["facts_kept"] >= floors["facts_kept"], result["summaries"]
+
+
 def test_sealed_figures_do_not_drop(sealed):
-    assert sealed["errors"] == []
-    assert sealed["none_strings"] == 0
-    assert sealed["recall"] >= FLOORS["recall"], sealed["slots"]
-    assert sealed["precision"] >= FLOORS["precision"], sealed["slots"]
-    assert sealed["answers"]["accuracy"] >= FLOORS["answers"], sealed["answers"]
-    assert sealed["summaries"]["facts_kept"] >= FLOORS["facts_kept"], sealed["summaries"]
+    assert_floors(sealed, FLOORS)
 
 
 @pytest.fixture(scope="module")
@@ -56,9 +60,4 @@ def late_check():
 
 
 def test_late_check_figures_do_not_drop(late_check):
-    assert late_check["errors"] == []
-    assert late_check["none_strings"] == 0
-    assert late_check["recall"] >= CHECK_FLOORS["recall"], late_check["slots"]
-    assert late_check["precision"] >= CHECK_FLOORS["precision"], late_check["slots"]
-    assert late_check["answers"]["accuracy"] >= CHECK_FLOORS["answers"], late_check["answers"]
-    assert late_check["summaries"]["facts_kept"] >= CHECK_FLOORS["facts_kept"]
+    assert_floors(late_check, CHECK_FLOORS)

@@ -525,6 +525,9 @@ _FILLER_TAIL = re.compile(r"[\s,]+(?:tho|though|lol|haha|ha|tbh|ngl|btw|by the w
 
 
 def with_article(noun: str) -> str:
+    """'data engineer' -> 'a data engineer'; leaves 'the CTO' alone."""
+    if re.match(r"(?:a|an|the)\s", noun, re.I):
+        return noun
     return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
 
 
@@ -883,6 +886,17 @@ def _profile_list(sentence: str) -> list[tuple[str, str]]:
     return list(out.items()) if enough else []
 
 
+def _job_words(noun) -> list:
+    """A job noun with its own compounds and adjectives, praise and possessors left out:
+    "Hooli's new product manager" -> [product, manager]."""
+    return [
+        w
+        for w in noun.subtree
+        if w == noun
+        or (w.head == noun and w.dep_ in ("compound", "amod") and w.lower_ not in _PRAISE)
+    ]
+
+
 def _job_fragment(piece: str) -> list[tuple[str, str]]:
     """A verbless noun phrase naming a job ("Hooli's new product manager", "librarian at X")."""
     doc = _doc(normalise(piece))
@@ -893,12 +907,7 @@ def _job_fragment(piece: str) -> list[tuple[str, str]]:
     if root.lemma_.lower() in _NOT_ROLES:
         return []
     owners = [c for c in root.children if c.dep_ == "poss" and c.pos_ == "PROPN"]
-    words = [
-        w
-        for w in root.subtree
-        if w == root
-        or (w.head == root and w.dep_ in ("compound", "amod") and w.lower_ not in _PRAISE)
-    ]
+    words = _job_words(root)
     employer = [("employer", _span(owners[0], article=True))] if owners else _employers(root)
     article = any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in root.children)
     if not employer and not article:
@@ -1425,13 +1434,7 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
             # "I'm one of their graphic designers", "one of the nurses at X"
             for o in _objects(t, ("of",)):
                 if o.pos_ == "NOUN" and o.tag_ == "NNS" and o.lemma_.lower() not in _NOT_ROLES:
-                    words = [
-                        w.text
-                        for w in o.subtree
-                        if w.dep_ in ("compound", "amod")
-                        and w.head == o
-                        and w.lower_ not in _PRAISE
-                    ]
+                    words = [w.text for w in _job_words(o)[:-1]]  # "designers" -> "designer"
                     out.append(("role", " ".join([*words, o.lemma_])))
                     out += _employers(o)
                     if any(c.lower_ == "their" for c in o.children):
@@ -1498,14 +1501,8 @@ def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
             owners = [c for c in t.children if c.dep_ == "poss" and c.pos_ == "PROPN"]
             if owners and _is_user(t.head) and not _hedged(t.head):
                 # "I'm Acme Corp's only teacher": the owner employs the writer
-                words = [
-                    w
-                    for w in t.subtree
-                    if w == t
-                    or (w.head == t and w.dep_ in ("compound", "amod") and w.lower_ not in _PRAISE)
-                ]
                 out += [
-                    ("role", _join(words).strip()),
+                    ("role", _join(_job_words(t)).strip()),
                     ("employer", _span(owners[0], article=True)),
                 ]
         if t.lemma_ in ("employ", "hire") and t.tag_ != "VBN" and not _hedged(t):

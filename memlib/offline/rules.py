@@ -28,6 +28,7 @@ from memlib.offline.parse import (
     not_about_the_user_now,
     parse_available,
     profile_facts,
+    with_article,
 )
 
 STOPWORDS = frozenset(
@@ -121,13 +122,6 @@ def entities(text: str) -> list[str]:
                 continue
         found.setdefault(word.removesuffix("'s"), m.start())
     return [w for w, _ in sorted(found.items(), key=lambda kv: kv[1]) if w]
-
-
-def with_article(noun: str) -> str:
-    """'data engineer' -> 'a data engineer'; leaves 'the CTO' alone."""
-    if re.match(r"(?:a|an|the)\s", noun, re.I):
-        return noun
-    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
 
 
 @dataclass(frozen=True)
