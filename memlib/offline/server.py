@@ -1829,34 +1829,42 @@ class OpenAICompatibleServer:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """CLI: serve on 127.0.0.1 until Ctrl-C, printing the base URL first."""
-    parser = argparse.ArgumentParser(
-        prog="python -m memlib.offline.server",
-        description="A local OpenAI-compatible server over memlib's offline chat model and "
-        "MiniLM embeddings (127.0.0.1 only).",
-    )
-    parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
-    parser.add_argument("--mode", choices=MODES, default="plain", help="plain or reworded")
-    parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
-    args = parser.parse_args(argv)
-    # Ctrl-C and SIGTERM stop the server even when the parent process ignores SIGINT (an ignored
-    # signal is inherited: pytest-xdist workers, nohup, some CI runners).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    server = OpenAICompatibleServer(port=args.port, mode=args.mode, verbose=args.verbose)
-    server.start()
-    print(server.base_url, flush=True)
-    print(
-        f"export OPENAI_BASE_URL={server.base_url} OPENAI_API_KEY=offline  # mode: {server.mode}",
-        file=sys.stderr,
-        flush=True,
-    )
+    """CLI: serve on 127.0.0.1 until Ctrl-C or SIGTERM, printing the base URL first."""
+    # Ctrl-C and SIGTERM are caught from the first instruction: a signal that arrives while the
+    # server starts or prints its URL only asks it to stop, it never raises in the middle of
+    # start-up. The handlers are installed even when the parent ignores SIGINT (an ignored signal
+    # is inherited: pytest-xdist workers, nohup, some CI runners).
+    stop = threading.Event()
+    previous = {
+        sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+        parser = argparse.ArgumentParser(
+            prog="python -m memlib.offline.server",
+            description="A local OpenAI-compatible server over memlib's offline chat model and "
+            "MiniLM embeddings (127.0.0.1 only).",
+        )
+        parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+        parser.add_argument("--mode", choices=MODES, default="plain", help="plain or reworded")
+        parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
+        args = parser.parse_args(argv)
+        server = OpenAICompatibleServer(port=args.port, mode=args.mode, verbose=args.verbose)
+        server.start()
+        try:
+            print(server.base_url, flush=True)
+            print(
+                f"export OPENAI_BASE_URL={server.base_url} OPENAI_API_KEY=offline"
+                f"  # mode: {server.mode}",
+                file=sys.stderr,
+                flush=True,
+            )
+            while not stop.wait(0.5):  # a timed wait: signal handlers run between waits
+                pass
+        finally:
+            server.stop()
     finally:
-        server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0
 
 
