@@ -9,6 +9,7 @@ prompt's variables), which stays with its layer.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,19 +28,72 @@ def check_str(value: Any, name: str, *, allow_empty: bool = False) -> str:
     return value
 
 
+# Where a user's data lives, declared once: in every namespace that starts with one of these
+# prefixes, the next label is the user id (("users", "ana", "facts"), ("episodes", "ana"),
+# ("memories", "ana", "explicit"), ("audit", "users", "ana")). Forget, export and the tenancy
+# tests read this; a layout not listed here is not a user's.
+USER_LAYOUTS: tuple[tuple[str, ...], ...] = (
+    ("users",),  # 04, 09: ("users", id, "profile" | "facts")
+    ("episodes",),  # 03, 09: ("episodes", id)
+    ("memories",),  # 07: ("memories", id[, "explicit" | "extracted"])
+    ("messages",),  # 11: the full-history strategy's transcript
+    ("sessions",),  # 10
+    ("audit", "users"),  # 10: the audit trail of writes
+)
+# Labels the layouts use in fixed positions, and the roles of a chat: never a user id, so no
+# user's namespace can look like a layout's and no user can be named after the agent.
+RESERVED_LABELS = frozenset(
+    {label for layout in USER_LAYOUTS for label in layout}
+    | {"facts", "profile", "explicit", "extracted", "notes", "shared", "preferences"}
+    | {"prompts", "agents", "org", "private", "drafts", "feedback", "findings", "langgraph"}
+    | {"assistant", "system", "user", "tool", "ai", "human"}
+)
+MAX_ID_LENGTH = 256
+
+
 def check_user_id(user_id: Any, name: str = "user_id") -> str:
-    """A user id usable as a store namespace label: a non-blank str, no surrounding spaces, no '.'
-    or NUL (LangGraph's label rules). Integers are refused: convert with str() once, at the edge."""
+    """A user id usable as a namespace label, NFC-normalised (the form to store and compare).
+
+    Refused: non-strings (convert ids with str() once, at the edge), blank or padded ids, '.' and
+    NUL (store label rules), '/' (ids are joined with '/' in thread keys), '*' (list_namespaces'
+    wildcard), lone surrogates, control and invisible format characters (a zero-width space is
+    not a different user), ids longer than MAX_ID_LENGTH, and the reserved layout labels."""
     if not isinstance(user_id, str):
         raise TypeError(
             f"{name} must be a str (namespace labels are strings; convert ids with str()), got "
             f"{type(user_id).__name__}: {_shown(user_id)}"
         )
+    bad = [c for c in user_id if unicodedata.category(c) in ("Cs", "Cc", "Cf")]
+    if bad:
+        raise ValueError(
+            f"{name} cannot contain control, invisible or surrogate characters "
+            f"({', '.join(f'U+{ord(c):04X}' for c in bad[:3])}), got {_shown(user_id)}"
+        )
+    user_id = unicodedata.normalize("NFC", user_id)
     if not user_id.strip() or user_id != user_id.strip():
         raise ValueError(f"{name} must be non-empty without surrounding spaces, got {user_id!r}")
-    if "." in user_id or "\x00" in user_id:
-        raise ValueError(f"{name} cannot contain '.' or NUL (store label rules), got {user_id!r}")
+    if any(c in user_id for c in "./*"):
+        raise ValueError(
+            f"{name} cannot contain '.', '/' or '*' (store labels, thread keys and wildcards), "
+            f"got {_shown(user_id)}"
+        )
+    if len(user_id) > MAX_ID_LENGTH:
+        raise ValueError(f"{name} is {len(user_id)} characters, at most {MAX_ID_LENGTH} allowed")
+    if user_id.casefold() in RESERVED_LABELS:
+        raise ValueError(
+            f"{name} {user_id!r} is a reserved namespace label (a layout's or a chat role's "
+            f"name); choose another id"
+        )
     return user_id
+
+
+def user_of(namespace: Sequence[str]) -> str | None:
+    """The user a namespace belongs to under USER_LAYOUTS, or None (shared, an agent's, ...)."""
+    ns = tuple(namespace)
+    for layout in USER_LAYOUTS:
+        if len(ns) > len(layout) and ns[: len(layout)] == layout:
+            return ns[len(layout)]
+    return None
 
 
 def check_namespace(namespace: Any, name: str = "namespace") -> tuple[str, ...]:

@@ -12,7 +12,8 @@ runnable now, everything else to a ReflectionExecutor after a quiet period), the
 loaders `load_sessions` / `load_recall_questions`.
 
 Leaves out: the LangMem calls themselves (the notebook makes them), the agents and graphs, and
-any clock: nothing here sleeps or measures time, callers wait on futures.
+any clock: callers wait on futures (only `BlendedWriter.forget` polls, with a deadline, for a
+run it cannot cancel).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import CancelledError, Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -172,6 +174,7 @@ class BlendedWriter:
         self.is_explicit = is_explicit or is_explicit_request
         self.futures: list[Future] = []
         self._transcripts: dict[tuple[str, str], list] = {}
+        self._pending: dict[str, list[Future]] = {}  # user id -> background futures
 
     def route(self, text: str) -> str:
         """'hot' for an explicit request, else 'background'."""
@@ -200,7 +203,41 @@ class BlendedWriter:
         )
         self._transcripts[(user_id, thread_id)] = transcript
         self.futures.append(future)
+        self._pending.setdefault(user_id, []).append(future)
         return "background", future
+
+    def forget(self, user_id: str, *, timeout: float = 60.0) -> int:
+        """Drop a user's transcripts and background writes: pending ones are cancelled, one already
+        running is waited for (it cannot be stopped), so none lands after this returns. Returns
+        how many were cancelled."""
+        user_id = check_user_id(user_id)
+        for key in [k for k in self._transcripts if k[0] == user_id]:
+            del self._transcripts[key]
+        futures = self._pending.pop(user_id, [])
+        cancelled = sum(f.cancel() for f in futures if not f.done())
+        # LangMem's local executor keeps a task under its thread key until the worker has
+        # dropped it (cancelled) or finished running it: wait for that, not for a fixed time.
+        tasks = getattr(self.executor, "_pending_tasks", {})
+        deadline = time.monotonic() + check_number(timeout, "timeout", minimum=0)
+        while any(str(k).startswith(f"{user_id}/") for k in list(tasks)):
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"a background write of {user_id!r} still runs after {timeout} s"
+                )
+            time.sleep(0.05)
+        return cancelled
+
+
+def shutdown_on_exit(executor):
+    """Stop a ReflectionExecutor when the interpreter exits, even after an error. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    # LangMem's worker is a non-daemon thread that loops until shutdown(): after an exception
+    # skips a notebook's or script's own shutdown, the process would never exit. Python joins
+    # non-daemon threads before atexit handlers run; threading's own exit hook runs before that
+    # join (concurrent.futures registers its pools the same way).
+    if not callable(getattr(executor, "shutdown", None)):
+        raise TypeError(f"executor must have .shutdown (a ReflectionExecutor), got {executor!r}")
+    threading._register_atexit(executor.shutdown, wait=False, cancel_futures=True)
+    return executor
 
 
 def load_sessions(path: str | Path | None = None) -> list[dict]:

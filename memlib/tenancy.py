@@ -1,0 +1,275 @@
+"""Whose data is whose: forget a user, export a user, and threads bound to the user who began them.
+
+Provides `user_namespaces` (every namespace of one user under `memlib.checks.USER_LAYOUTS`,
+however many namespaces the store holds), `user_threads` (the threads whose checkpoints carry the
+user's id), `forget_user` (the exact "forget me": pending background writes cancelled or drained
+first, then every item of every namespace in the user's position, every thread, and on SQLite the
+freed pages and the write-ahead log wiped; returns what it deleted, idempotent), `export_user`
+(its counterpart: everything stored about a user as one JSON document), `UserBoundSaver` (wraps
+any LangGraph checkpointer so a thread belongs to the user who started it: another user id on the
+same thread id gets `PermissionError`, and nothing is read or written) and `prune_history` (keep
+only each thread's latest checkpoint, so text that rotation removed from the state does not live
+on in the checkpoint history). The cells of notebooks/09_full_memory_agent.ipynb marked
+`# @save memlib.tenancy` are the source of forget and export; 06 shows `prune_history`.
+
+Leaves out: authentication (the user id is trusted: bind it to a login at your API's edge),
+PostgreSQL's dead tuples (deleted rows stay in the heap until VACUUM; run `VACUUM` on the store
+and checkpoint tables on a schedule), backups and replicas, which keep what they copied.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime, timezone
+
+from langchain_core.messages import messages_to_dict
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from memlib.checks import USER_LAYOUTS, check_store, check_user_id
+
+PAGE = 1000
+
+
+def _owned(namespace: tuple[str, ...], user_id: str) -> bool:
+    return any(namespace[: len(p) + 1] == (*p, user_id) for p in USER_LAYOUTS)
+
+
+def user_namespaces(store, user_id: str) -> list[tuple[str, ...]]:
+    """Every namespace holding the user's items: the label after a USER_LAYOUTS prefix is theirs. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    uid = check_user_id(user_id)
+    found = []
+    for layout in USER_LAYOUTS:
+        offset = 0
+        while page := store.list_namespaces(prefix=(*layout, uid), limit=PAGE, offset=offset):
+            found += [ns for ns in page if _owned(ns, uid)]  # a prefix match is only a hint
+            offset += len(page)
+    return sorted(set(found))
+
+
+def _delete_items(store, user_id: str) -> int:
+    """Delete every item in the user's position, each under its own namespace, page by page."""
+    deleted = 0
+    for layout in USER_LAYOUTS:
+        root, skipped = (*layout, user_id), 0
+        while page := store.search(root, limit=PAGE, offset=skipped):
+            for item in page:
+                if _owned(item.namespace, user_id):  # its own namespace: a child's, maybe
+                    store.delete(item.namespace, item.key)
+                    deleted += 1
+                else:  # another user's look-alike ("anabel" under "ana"): page past it
+                    skipped += 1
+    return deleted
+
+
+def user_threads(checkpointer, user_id: str) -> list[str]:
+    """The thread ids whose checkpoints were written with configurable user_id == user_id. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    uid = check_user_id(user_id)
+    saver = getattr(checkpointer, "saver", checkpointer)
+    return sorted(
+        {t.config["configurable"]["thread_id"] for t in saver.list(None, filter={"user_id": uid})}
+    )
+
+
+def _scrub_sqlite(*objects) -> None:
+    """Overwrite freed pages and empty the write-ahead log of every SQLite connection given."""
+    for obj in objects:
+        conn = getattr(obj, "conn", None)
+        if conn is None or not type(conn).__module__.startswith(("sqlite3", "pysqlite3")):
+            continue
+        if conn.in_transaction:
+            conn.commit()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), threads=()) -> dict:
+    """Forget one user: pending writes, items, namespaces, threads and freed bytes. Idempotent. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    uid = check_user_id(user_id)
+    check_store(store)
+    # 1. Background writes first: one still pending would write the user back after the forget.
+    pending = sum(writer.forget(uid) for writer in writers)
+    # 2. Every item in the user's position of a layout; never a namespace where the id only
+    #    appears elsewhere (("users", "facts", ...) is not user "facts"'s, and "facts" is reserved).
+    namespaces = user_namespaces(store, uid)
+    items = _delete_items(store, uid)
+    left = [ns for ns in user_namespaces(store, uid) if store.search(ns, limit=1)]
+    if left:
+        raise RuntimeError(f"forget_user({uid!r}): items left after the delete in {left}")
+    # 3. Every thread bound to the user, and any the caller names.
+    thread_ids = []
+    if checkpointer is not None:
+        thread_ids = sorted(set(user_threads(checkpointer, uid)) | set(threads))
+        for thread_id in thread_ids:
+            checkpointer.delete_thread(thread_id)
+    # 4. Deleted bytes: FaissStore rewrites its files; SQLite zeroes freed pages (secure_delete,
+    #    set by memlib.backends) and here empties the write-ahead log that still holds them.
+    if callable(getattr(store, "save", None)) and getattr(store, "path", None) is not None:
+        store.save()
+    _scrub_sqlite(store, getattr(checkpointer, "saver", checkpointer))
+    return {
+        "user_id": uid,
+        "items": items,
+        "namespaces": namespaces,
+        "threads": thread_ids,
+        "pending_writes": pending,
+    }
+
+
+def export_user(store, checkpointer, user_id: str) -> dict:
+    """Everything stored about a user as one JSON-able document: items, with their provenance and validity fields, and threads. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    uid = check_user_id(user_id)
+    items = []
+    for namespace in user_namespaces(store, uid):
+        offset = 0
+        while page := store.search(namespace, limit=PAGE, offset=offset):
+            offset += len(page)
+            items += [
+                {
+                    "namespace": list(item.namespace),
+                    "key": item.key,
+                    "value": item.value,
+                    "created_at": item.created_at.isoformat(),
+                    "updated_at": item.updated_at.isoformat(),
+                }
+                for item in page
+                if item.namespace == namespace  # a child namespace is exported on its own
+            ]
+    threads = {}
+    for thread_id in user_threads(checkpointer, uid):
+        latest = checkpointer.get_tuple({"configurable": {"thread_id": thread_id}})
+        values = latest.checkpoint["channel_values"] if latest else {}
+        threads[thread_id] = {
+            name: messages_to_dict(value) if name == "messages" else value
+            for name, value in values.items()
+        }
+    document = {"user_id": uid, "exported_at": datetime.now(timezone.utc).isoformat()}
+    document |= {"items": items, "threads": threads}
+    return json.loads(json.dumps(document, default=str))  # plain JSON, or an error here
+
+
+class UserBoundSaver(BaseCheckpointSaver):
+    """A checkpointer whose threads belong to the user who began them: a thread whose checkpoints carry another user_id is refused with PermissionError before anything is read or written. Introduced in notebooks/09_full_memory_agent.ipynb."""
+
+    def __init__(self, saver: BaseCheckpointSaver):
+        if not isinstance(saver, BaseCheckpointSaver):
+            raise TypeError(f"saver must be a LangGraph checkpointer, got {saver!r}")
+        super().__init__(serde=saver.serde)
+        self.saver = saver
+
+    @staticmethod
+    def _refuse(config, found) -> None:
+        owner = found.metadata.get("user_id") if found is not None else None
+        caller = config.get("configurable", {}).get("user_id")
+        if owner is not None and owner != caller:
+            thread = config["configurable"].get("thread_id")
+            raise PermissionError(
+                f"thread {thread!r} belongs to another user; user_id {caller!r} cannot use it"
+            )
+
+    def _latest(self, config):
+        thread = {"thread_id": config["configurable"]["thread_id"], "checkpoint_ns": ""}
+        return self.saver.get_tuple({"configurable": thread})
+
+    def get_tuple(self, config):
+        found = self.saver.get_tuple(config)
+        self._refuse(config, found if found is not None else self._latest(config))
+        return found
+
+    def put(self, config, checkpoint, metadata, new_versions):
+        self._refuse(config, self._latest(config))
+        return self.saver.put(config, checkpoint, metadata, new_versions)
+
+    def put_writes(self, config, writes, task_id, task_path=""):
+        self._refuse(config, self._latest(config))
+        return self.saver.put_writes(config, writes, task_id, task_path)
+
+    def list(self, config, *, filter=None, before=None, limit=None) -> Iterator:
+        return self.saver.list(config, filter=filter, before=before, limit=limit)
+
+    def delete_thread(self, thread_id):
+        return self.saver.delete_thread(thread_id)
+
+    def get_next_version(self, current, channel):
+        return self.saver.get_next_version(current, channel)
+
+    async def _alatest(self, config):
+        thread = {"thread_id": config["configurable"]["thread_id"], "checkpoint_ns": ""}
+        return await self.saver.aget_tuple({"configurable": thread})
+
+    async def aget_tuple(self, config):
+        found = await self.saver.aget_tuple(config)
+        self._refuse(config, found if found is not None else await self._alatest(config))
+        return found
+
+    async def aput(self, config, checkpoint, metadata, new_versions):
+        self._refuse(config, await self._alatest(config))
+        return await self.saver.aput(config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(self, config, writes, task_id, task_path=""):
+        self._refuse(config, await self._alatest(config))
+        return await self.saver.aput_writes(config, writes, task_id, task_path)
+
+    async def alist(self, config, *, filter=None, before=None, limit=None):
+        async for found in self.saver.alist(config, filter=filter, before=before, limit=limit):
+            yield found
+
+    async def adelete_thread(self, thread_id):
+        return await self.saver.adelete_thread(thread_id)
+
+    def prune(self, thread_ids, *, strategy="keep_latest"):
+        return prune_history(self.saver, thread_ids, strategy=strategy)
+
+
+def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "keep_latest"):
+    """Keep only the latest checkpoint of each thread (LangGraph's `prune` API, on every saver). Introduced in notebooks/06_summary_rotation.ipynb."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    if isinstance(thread_ids, str) or not isinstance(thread_ids, Iterable):
+        raise TypeError(f"thread_ids must be a list of thread ids, got {thread_ids!r}")
+    if strategy not in ("keep_latest", "delete"):
+        raise ValueError(f"strategy must be 'keep_latest' or 'delete', got {strategy!r}")
+    saver, thread_ids = getattr(checkpointer, "saver", checkpointer), [str(t) for t in thread_ids]
+    if strategy == "delete":
+        for thread_id in thread_ids:
+            saver.delete_thread(thread_id)
+    elif isinstance(saver, InMemorySaver):
+        _prune_memory(saver, thread_ids)
+    elif hasattr(saver, "conn") and hasattr(saver, "lock") and hasattr(saver, "cursor"):
+        _prune_sqlite(saver, thread_ids)  # SqliteSaver: no prune upstream
+    else:
+        saver.prune(thread_ids, strategy="keep_latest")  # PostgresSaver has its own
+    _scrub_sqlite(saver)
+
+
+def _prune_sqlite(saver, thread_ids: list[str]) -> None:
+    with saver.cursor(transaction=True) as cur:
+        for thread_id in thread_ids:
+            cur.execute(
+                "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id NOT IN "
+                "(SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ? "
+                "GROUP BY checkpoint_ns)",
+                (thread_id, thread_id),
+            )
+            cur.execute(
+                "DELETE FROM writes WHERE thread_id = ? AND NOT EXISTS (SELECT 1 FROM "
+                "checkpoints c WHERE c.thread_id = writes.thread_id AND c.checkpoint_ns = "
+                "writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)",
+                (thread_id,),
+            )
+
+
+def _prune_memory(saver, thread_ids: list[str]) -> None:
+    for thread_id in thread_ids:
+        kept_blobs = set()
+        for ns, checkpoints in saver.storage.get(thread_id, {}).items():
+            latest = max(checkpoints, default=None)
+            for checkpoint_id in [c for c in checkpoints if c != latest]:
+                del checkpoints[checkpoint_id]
+                saver.writes.pop((thread_id, ns, checkpoint_id), None)
+            if latest is not None:
+                checkpoint = saver.serde.loads_typed(checkpoints[latest][0])
+                kept_blobs |= {
+                    (thread_id, ns, c, v) for c, v in checkpoint["channel_versions"].items()
+                }
+        for key in [k for k in saver.blobs if k[0] == thread_id and k not in kept_blobs]:
+            del saver.blobs[key]
