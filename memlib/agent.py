@@ -11,7 +11,8 @@ are the source; this is their copy, so that a second process (the restart in not
 the chat panel's tests can build the same graph.
 
 Leaves out: the LangMem managers and executors (the caller makes them and passes the writers),
-the checkpointer and store (passed in), forgetting a user (written in the notebook), and any
+the checkpointer and store (passed in; the checkpointer is wrapped in memlib.tenancy's
+`UserBoundSaver`), forgetting a user (memlib.tenancy), and any
 smarter routing to research than a "Research:" prefix.
 """
 
@@ -29,6 +30,7 @@ from memlib.procedural import active_prompt
 from memlib.rotation import SummaryState, compress_node, prompt_with_summary, route_after_chat
 from memlib.scratchpad import new_research
 from memlib.semantic import UserProfile, fact_text, format_memory_section, load_memories
+from memlib.tenancy import UserBoundSaver
 from memlib.writers import BlendedWriter
 
 
@@ -155,6 +157,8 @@ def build_memory_agent(
     builder.add_edge("answer", "write_memory")
     builder.add_conditional_edges("write_memory", route_after_chat(threshold), ["compress", END])
     builder.add_edge("compress", END)
+    if checkpointer is not None and not isinstance(checkpointer, UserBoundSaver):
+        checkpointer = UserBoundSaver(checkpointer)  # a thread belongs to the user who began it
     return builder.compile(checkpointer=checkpointer, store=store)
 
 

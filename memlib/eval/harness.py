@@ -23,6 +23,7 @@ from memlib.eval.dataset import validate_case
 from memlib.eval.metrics import grade, recall_at_k, summarize
 from memlib.eval.strategies import STRATEGIES, Strategy
 from memlib.eval.trace import Trace, TracedStore
+from memlib.tenancy import forget_user
 
 STORE_FIELDS = ["content.content", "situation"]  # a Fact's sentence, an episode's situation
 
@@ -43,15 +44,8 @@ def default_store():
 
 
 def forget_case(store, user_id: str) -> int:
-    """Delete every item under a namespace that names the user (a shared store between cases)."""
-    deleted = 0
-    for ns in store.list_namespaces(limit=100_000):
-        if user_id in ns:
-            while items := store.search(ns, limit=1000):
-                for item in items:
-                    store.delete(ns, item.key)
-                    deleted += 1
-    return deleted
+    """Delete every item of the case's user (memlib.tenancy's exact forget; no threads kept)."""
+    return forget_user(store, None, user_id)["items"]
 
 
 @dataclass

@@ -5,7 +5,7 @@ Graph mechanics, the same on every backend (the notebook asserts them): no leak 
 users (every namespace read carries the turn's user id, and no marker word of one user reaches
 the other's prompt or reply), the updated facts stored without their stale value, threads never
 above the threshold, tool pairs intact, "forget me" leaving 0 items, 0 namespaces and 0 checkpoint
-rows, and the restart (a second process on the SQLite file and the saved FaissStore) loading the
+rows and no byte of his words in any file, a thread refused to another user, and the restart (a second process on the SQLite file and the saved FaissStore) loading the
 updated fact.
 
 The offline model's part, pinned here and recorded (not asserted) by the notebook: one call per
@@ -38,6 +38,10 @@ EXPECT = {
     "restart_answer_from_disk": ("true",),
     "forget_deleted_items": ("between", 22, 30),  # 26: 21 episodes, a profile, 4 facts
     "forget_items_left": ("==", 0),
+    "forget_threads": ("==", 4),  # ben-s1 .. ben-s4, found by their checkpoints' user_id
+    "forget_files_with_his_words": ("==", 0),  # no byte of Ben's words left in any file
+    "export_items": ("between", 22, 30),  # what the forget then deletes
+    "thread_hijack_refused": ("true",),
     "forget_checkpoint_rows_left": ("==", 0),
     "panel_replied": ("true",),
     # notebook 02's loop as a subgraph: plan, grade the retrieved documents, synthesize
@@ -60,7 +64,9 @@ TECHNIQUE = {
         "answer_node",
         "write_memory_node",
         "build_memory_agent",
+        "UserBoundSaver",
         "forget_user",
+        "export_user",
     ],
     "calls": [
         "StateGraph",
