@@ -13,8 +13,17 @@ does not change:
 | `postgresql://...` | `PostgresSaver` / `AsyncPostgresSaver` | `PostgresStore` / `AsyncPostgresStore`, pgvector |
 
 Paths follow SQLAlchemy: `sqlite:///rel/path.db` is relative, `sqlite:////abs/path.db` absolute.
+They are normalised first (`os.path.normpath`, symlinks not resolved), so `sqlite:///sub/../x.db`
+opens `x.db` and creates no `sub/`. `sqlite:///:memory:` is SQLite's own in-memory database (no
+file; each store or checkpointer opened on it has its own); `faiss:///:memory:` is refused (it
+made a directory named `:memory:`): use `memory://`.
 
 The stores are LangGraph's classes, subclassed only to fix what goes wrong in use:
+- InMemoryStore (`memory://`): `list_namespaces` kept listing a namespace after its last item
+  was deleted, and a `get` or `delete` on an unknown namespace added an empty entry (its tables
+  are defaultdicts): a namespace now goes with its last item and reads add nothing; a batch
+  putting two items with the same indexed text failed ("Number of embeddings does not match":
+  texts were embedded once each, then zipped with every use of them).
 - SqliteStore: it embedded the whole JSON value, ignoring `index["fields"]` (it reads only
   `text_fields`); expired items were still returned (`omit_expired` ignored, langgraph#8902): reads
   now sweep expired items first; vector search truncated to `2 * limit` rows before removing
@@ -25,7 +34,9 @@ The stores are LangGraph's classes, subclassed only to fix what goes wrong in us
   needs an SQLite that loads extensions, which this Python's `sqlite3` cannot, so the store runs
   on `pysqlite3`, and so do the checkpointers (two SQLite libraries on one file in one process
   ignore each other's locks and corrupted it); `abatch` is not implemented upstream (runs
-  `batch` in a thread here).
+  `batch` in a thread here); deleted rows stayed readable in the file (`secure_delete` is on for
+  stores and checkpointers; `sqlite_scrub(conn)` truncates the write-ahead log, which still held
+  them).
 - PostgresStore: the same vector search truncation before `offset`; a search inside a namespace
   walked the table-wide HNSW index and then filtered, so a user with a small share of a large
   table got fewer results than asked for (exact within a namespace now); `omit_expired` is on.
@@ -34,7 +45,12 @@ The stores are LangGraph's classes, subclassed only to fix what goes wrong in us
 - Every store: vectors are checked (right size, finite) and cast to float before anything is
   written (psycopg refuses lists mixing int and float); put values must be JSON with valid
   Unicode (a lone surrogate is refused, not stored on one backend and refused on another);
-  namespace labels are checked in `batch` too, as the public `put` checks them.
+  namespace labels are checked in `batch` too, as the public `put` checks them; search filters
+  are checked before they reach a backend (a list or str filter raised AttributeError on three
+  backends, a NUL a psycopg error on PostgreSQL only): a dict of str keys to JSON scalars, lists
+  or operator dicts (`$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`), strings valid Unicode without
+  NUL; TypeError for a wrong kind of value, ValueError for a bad one, the same on every backend
+  (`faiss://` opens a FaissStore subclass running the same checks).
 - Async: an embedder without async code runs in a thread pool of its own; in the event loop's
   default pool it deadlocked `ainvoke` once concurrent users outnumbered the pool's threads
   (the graph's sync nodes fill that pool, each waiting on a search that waits on an embedding).
@@ -58,6 +74,7 @@ import json
 import math
 import os
 import re
+import threading
 import warnings
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -99,6 +116,12 @@ def parse_url(url: Any) -> tuple[str, str]:
     path = rest[1:]
     if "?" in path or "\x00" in path:
         raise ValueError(f"backend URL {url!r}: the path cannot contain '?' or NUL")
+    path = os.path.normpath(path)  # "sub/../x.db" is "x.db": nothing but the target is created
+    if scheme == "faiss" and path == ":memory:":
+        raise ValueError(
+            f"backend URL {url!r} would be a directory named ':memory:': "
+            f"use memory:// for an in-memory store"
+        )
     return scheme, path
 
 
@@ -202,16 +225,75 @@ def _check_strings(value: Any, where: str) -> None:
             _check_strings(v, where)
 
 
+# The operators of LangGraph's filters (SearchOp.filter, InMemoryStore's _apply_operator)
+FILTER_OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
+
+
+def check_filter(filt: Any) -> None:
+    """A search filter: a dict of str keys to JSON scalars, lists or operator dicts ({"$gte": 3}).
+
+    Strings must be valid Unicode without NUL (PostgreSQL refuses NUL). A nested dict without
+    operators is refused: InMemoryStore matches it as nested fields, SQLite and PostgreSQL read
+    its keys as operators.
+    """
+    if not isinstance(filt, Mapping):
+        raise TypeError(
+            f"filter must be a dict like {{'kind': 'fact'}}, got {type(filt).__name__}: {filt!r:.80}"
+        )
+    for key, value in filt.items():
+        if not isinstance(key, str):
+            raise TypeError(f"filter keys must be str, got {key!r} in {filt!r:.80}")
+        _check_filter_text(key, "filter key")
+        where = f"filter[{key!r:.40}]"
+        if isinstance(value, Mapping):
+            for operator, operand in value.items():
+                if operator not in FILTER_OPERATORS:
+                    raise ValueError(
+                        f"unsupported operator {operator!r:.40} in {where}: use one of "
+                        f"{', '.join(FILTER_OPERATORS)} (nested fields cannot be filtered)"
+                    )
+                _check_filter_value(operand, f"{where}[{operator!r}]")
+        else:
+            _check_filter_value(value, where)
+
+
+def _check_filter_value(value: Any, where: str) -> None:
+    if isinstance(value, list | tuple):
+        for v in value:
+            if isinstance(v, Mapping):
+                raise TypeError(f"{where} lists hold JSON scalars or lists, got {v!r:.80}")
+            _check_filter_value(v, where)
+    elif isinstance(value, str):
+        _check_filter_text(value, where)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{where} is {value!r}, which JSON cannot hold")
+    elif value is not None and not isinstance(value, bool | int | float):
+        raise TypeError(
+            f"{where} must be a str, number, bool, None or a list of them, "
+            f"got {type(value).__name__}: {value!r:.80}"
+        )
+
+
+def _check_filter_text(text: str, where: str) -> None:
+    _check_strings(text, where)
+    if "\x00" in text:
+        raise ValueError(f"{where} holds a NUL character: {text!r:.80}")
+
+
 def check_ops(ops: Sequence[Any]) -> None:
-    """Check every op of a batch before any of it runs: namespaces, put values, search queries."""
+    """Check every op of a batch before any of it runs: namespaces, put values, search queries
+    and filters."""
     for op in ops:
         validate_op_namespace(op)
         if isinstance(op, PutOp):
             _check_strings(op.key, "key")
             if op.value is not None:
                 check_value(op.value, f"value of {op.key!r}")
-        elif isinstance(op, SearchOp) and op.query is not None:
-            _check_strings(op.query, "query")
+        elif isinstance(op, SearchOp):
+            if op.query is not None:
+                _check_strings(op.query, "query")
+            if op.filter is not None:
+                check_filter(op.filter)
 
 
 class _CheckedStore:
@@ -236,9 +318,49 @@ def _memory_store_class():
     from langgraph.store.memory import InMemoryStore
 
     class MemoryStore(_CheckedStore, InMemoryStore):
-        """InMemoryStore with batch-level input checks."""
+        """InMemoryStore with batch-level input checks, no empty namespaces, repeated texts."""
+
+        def __init__(self, *, index=None):
+            super().__init__(index=index)
+            self._lock = threading.Lock()
+            # upstream's defaultdicts added an entry for every namespace a get or delete named
+            self._data, self._vectors = _NoEntryDict(), _NoEntryDict()
+
+        def _apply_put_ops(self, put_ops):
+            with self._lock:
+                for ns, _ in put_ops:
+                    self._data.setdefault(ns, {})
+                super()._apply_put_ops(put_ops)
+                for ns, _ in put_ops:  # a namespace goes with its last item
+                    for table in (self._data, self._vectors):
+                        if ns in table and not table[ns]:
+                            del table[ns]
+
+        def _insertinmem_store(self, to_embed, embeddings):
+            # one vector per distinct text (upstream embeds each once), stored for every use of it
+            with self._lock:
+                for uses, vector in zip(to_embed.values(), embeddings, strict=True):
+                    for ns, key, path in uses:
+                        self._vectors.setdefault(ns, {}).setdefault(key, {})[path] = vector
 
     return MemoryStore
+
+
+class _NoEntryDict(dict):
+    """A dict in which a missing key reads as an empty dict without being added."""
+
+    def __missing__(self, key):
+        return {}
+
+
+@functools.cache
+def _faiss_store_class():
+    from memlib.faiss_store import FaissStore
+
+    class CheckedFaissStore(_CheckedStore, FaissStore):
+        """FaissStore with the batch-level input checks every store here runs (filters too)."""
+
+    return CheckedFaissStore
 
 
 def _stable_order(sql: str) -> str:
@@ -275,7 +397,29 @@ def _sqlite_connect(path: str, *, autocommit: bool = True):
     if path != ":memory:":
         conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA foreign_keys=ON")  # store_vectors: ON DELETE CASCADE
+    conn.execute("PRAGMA secure_delete=ON")  # deleted rows are overwritten with zeros
     return conn
+
+
+def sqlite_scrub(conn: Any) -> None:
+    """Move the write-ahead log into the database file and truncate it, so no deleted text survives.
+
+    With `secure_delete` (on for every connection `_sqlite_connect` opens) a delete overwrites the
+    row in the database file, but the WAL still holds the pages as they were before. Call it after
+    deleting (`store.conn`, `saver.conn`) while no other thread uses the connection: it refuses
+    an open transaction (RuntimeError) rather than commit someone else's work, and raises
+    RuntimeError if another connection kept the log busy past the busy timeout.
+    """
+    if conn.in_transaction:
+        raise RuntimeError(
+            "sqlite_scrub: the connection has an open transaction; commit or roll back first"
+        )
+    busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy:
+        raise RuntimeError(
+            "sqlite_scrub: another connection is using the database, the write-ahead log was "
+            "not truncated; try again when it is idle"
+        )
 
 
 def _sqlite_module():
@@ -459,9 +603,7 @@ def open_store(url: str, *, index: Mapping | None = None, ttl: Mapping | None = 
     if scheme == "memory":
         yield _memory_store_class()(index=index)
     elif scheme == "faiss":
-        from memlib.faiss_store import FaissStore
-
-        store = FaissStore(index=index, path=Path(target) / "store", autosave=True)
+        store = _faiss_store_class()(index=index, path=Path(target) / "store", autosave=True)
         try:
             yield store
         finally:
