@@ -18,12 +18,16 @@ Provides:
 - `run_turns`: feed user turns through a compiled graph and collect per-turn measurements;
   `strategy_table`, `format_table`, `plot_strategies` summarize them; `load_user_turns` reads the
   scripted conversation in data/conversations/.
+- `prune_history`: checkpoint retention. Rotation shrinks the current state, but every earlier
+  checkpoint still holds the messages it removed; this keeps only each thread's latest checkpoint
+  (LangGraph's `prune(strategy="keep_latest")`, which only PostgresSaver implements upstream; here
+  also for SqliteSaver and InMemorySaver), and on SQLite empties the write-ahead log after.
 
 Leaves out: token-based thresholds (this compresses on message count), keeping a straddling
 tool-call group verbatim (it goes into the summary, so the kept part never exceeds keep_last),
 compressing in the middle of a tool loop (the graph only compresses after a final answer),
-retrieval of what was summarized away (the summary is all that remains of it), and pruning old
-checkpoints (rotation shrinks the current state; earlier checkpoints still hold old messages).
+retrieval of what was summarized away (the summary is all that remains of it), and pruning on a
+schedule (call `prune_history` where your application decides; time travel needs the history).
 """
 
 from __future__ import annotations
@@ -553,3 +557,62 @@ def format_table(
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
     return "\n".join(line.rstrip() for line in lines)
+
+
+def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "keep_latest"):
+    """Keep only the latest checkpoint of each thread (LangGraph's `prune` API, on every saver). Introduced in notebooks/06_summary_rotation.ipynb."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from memlib.backends import sqlite_scrub
+
+    if isinstance(thread_ids, str) or not isinstance(thread_ids, Iterable):
+        raise TypeError(f"thread_ids must be a list of thread ids, got {thread_ids!r}")
+    if strategy not in ("keep_latest", "delete"):
+        raise ValueError(f"strategy must be 'keep_latest' or 'delete', got {strategy!r}")
+    saver, thread_ids = getattr(checkpointer, "saver", checkpointer), [str(t) for t in thread_ids]
+    if strategy == "delete":
+        for thread_id in thread_ids:
+            saver.delete_thread(thread_id)
+    elif isinstance(saver, InMemorySaver):
+        _prune_memory(saver, thread_ids)
+    elif hasattr(saver, "conn") and hasattr(saver, "lock") and hasattr(saver, "cursor"):
+        _prune_sqlite(saver, thread_ids)  # SqliteSaver: no prune upstream
+    else:
+        saver.prune(thread_ids, strategy="keep_latest")  # PostgresSaver has its own
+    conn = getattr(saver, "conn", None)
+    if type(conn).__module__.split(".")[0] in ("sqlite3", "pysqlite3"):
+        sqlite_scrub(conn)  # the pruned rows' bytes: out of the write-ahead log too
+
+
+def _prune_sqlite(saver, thread_ids: list[str]) -> None:
+    with saver.cursor(transaction=True) as cur:
+        for thread_id in thread_ids:
+            cur.execute(
+                "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id NOT IN "
+                "(SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ? "
+                "GROUP BY checkpoint_ns)",
+                (thread_id, thread_id),
+            )
+            cur.execute(
+                "DELETE FROM writes WHERE thread_id = ? AND NOT EXISTS (SELECT 1 FROM "
+                "checkpoints c WHERE c.thread_id = writes.thread_id AND c.checkpoint_ns = "
+                "writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)",
+                (thread_id,),
+            )
+
+
+def _prune_memory(saver, thread_ids: list[str]) -> None:
+    for thread_id in thread_ids:
+        kept_blobs = set()
+        for ns, checkpoints in saver.storage.get(thread_id, {}).items():
+            latest = max(checkpoints, default=None)
+            for checkpoint_id in [c for c in checkpoints if c != latest]:
+                del checkpoints[checkpoint_id]
+                saver.writes.pop((thread_id, ns, checkpoint_id), None)
+            if latest is not None:
+                checkpoint = saver.serde.loads_typed(checkpoints[latest][0])
+                kept_blobs |= {
+                    (thread_id, ns, c, v) for c, v in checkpoint["channel_versions"].items()
+                }
+        for key in [k for k in saver.blobs if k[0] == thread_id and k not in kept_blobs]:
+            del saver.blobs[key]

@@ -5,12 +5,11 @@ however many namespaces the store holds), `user_threads` (the threads whose chec
 user's id), `forget_user` (the exact "forget me": pending background writes cancelled or drained
 first, then every item of every namespace in the user's position, every thread, and on SQLite the
 freed pages and the write-ahead log wiped; returns what it deleted, idempotent), `export_user`
-(its counterpart: everything stored about a user as one JSON document), `UserBoundSaver` (wraps
+(its counterpart: everything stored about a user as one JSON document) and `UserBoundSaver` (wraps
 any LangGraph checkpointer so a thread belongs to the user who started it: another user id on the
-same thread id gets `PermissionError`, and nothing is read or written) and `prune_history` (keep
-only each thread's latest checkpoint, so text that rotation removed from the state does not live
-on in the checkpoint history). The cells of notebooks/09_full_memory_agent.ipynb marked
-`# @save memlib.tenancy` are the source of forget and export; 06 shows `prune_history`.
+same thread id gets `PermissionError`, and nothing is read or written; its `prune` is
+`memlib.rotation.prune_history`). The cells of notebooks/09_full_memory_agent.ipynb marked
+`# @save memlib.tenancy` are the source.
 
 Leaves out: authentication (the user id is trusted: bind it to a login at your API's edge),
 PostgreSQL's dead tuples (deleted rows stay in the heap until VACUUM; run `VACUUM` on the store
@@ -20,13 +19,15 @@ and checkpoint tables on a schedule), backups and replicas, which keep what they
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 
 from langchain_core.messages import messages_to_dict
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from memlib.backends import sqlite_scrub
 from memlib.checks import USER_LAYOUTS, check_store, check_user_id
+from memlib.rotation import prune_history
 
 PAGE = 1000
 
@@ -71,15 +72,10 @@ def user_threads(checkpointer, user_id: str) -> list[str]:
     )
 
 
-def _scrub_sqlite(*objects) -> None:
-    """Overwrite freed pages and empty the write-ahead log of every SQLite connection given."""
-    for obj in objects:
-        conn = getattr(obj, "conn", None)
-        if conn is None or not type(conn).__module__.startswith(("sqlite3", "pysqlite3")):
-            continue
-        if conn.in_transaction:
-            conn.commit()
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+def _sqlite_connections(*objects) -> list:
+    """The SQLite connections among the objects' `.conn` (a store's, a saver's)."""
+    conns = [getattr(obj, "conn", None) for obj in objects]
+    return [c for c in conns if type(c).__module__.split(".")[0] in ("sqlite3", "pysqlite3")]
 
 
 def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), threads=()) -> dict:
@@ -105,7 +101,8 @@ def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), th
     #    set by memlib.backends) and here empties the write-ahead log that still holds them.
     if callable(getattr(store, "save", None)) and getattr(store, "path", None) is not None:
         store.save()
-    _scrub_sqlite(store, getattr(checkpointer, "saver", checkpointer))
+    for conn in _sqlite_connections(store, getattr(checkpointer, "saver", checkpointer)):
+        sqlite_scrub(conn)
     return {
         "user_id": uid,
         "items": items,
@@ -218,58 +215,3 @@ class UserBoundSaver(BaseCheckpointSaver):
 
     def prune(self, thread_ids, *, strategy="keep_latest"):
         return prune_history(self.saver, thread_ids, strategy=strategy)
-
-
-def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "keep_latest"):
-    """Keep only the latest checkpoint of each thread (LangGraph's `prune` API, on every saver). Introduced in notebooks/06_summary_rotation.ipynb."""
-    from langgraph.checkpoint.memory import InMemorySaver
-
-    if isinstance(thread_ids, str) or not isinstance(thread_ids, Iterable):
-        raise TypeError(f"thread_ids must be a list of thread ids, got {thread_ids!r}")
-    if strategy not in ("keep_latest", "delete"):
-        raise ValueError(f"strategy must be 'keep_latest' or 'delete', got {strategy!r}")
-    saver, thread_ids = getattr(checkpointer, "saver", checkpointer), [str(t) for t in thread_ids]
-    if strategy == "delete":
-        for thread_id in thread_ids:
-            saver.delete_thread(thread_id)
-    elif isinstance(saver, InMemorySaver):
-        _prune_memory(saver, thread_ids)
-    elif hasattr(saver, "conn") and hasattr(saver, "lock") and hasattr(saver, "cursor"):
-        _prune_sqlite(saver, thread_ids)  # SqliteSaver: no prune upstream
-    else:
-        saver.prune(thread_ids, strategy="keep_latest")  # PostgresSaver has its own
-    _scrub_sqlite(saver)
-
-
-def _prune_sqlite(saver, thread_ids: list[str]) -> None:
-    with saver.cursor(transaction=True) as cur:
-        for thread_id in thread_ids:
-            cur.execute(
-                "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id NOT IN "
-                "(SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ? "
-                "GROUP BY checkpoint_ns)",
-                (thread_id, thread_id),
-            )
-            cur.execute(
-                "DELETE FROM writes WHERE thread_id = ? AND NOT EXISTS (SELECT 1 FROM "
-                "checkpoints c WHERE c.thread_id = writes.thread_id AND c.checkpoint_ns = "
-                "writes.checkpoint_ns AND c.checkpoint_id = writes.checkpoint_id)",
-                (thread_id,),
-            )
-
-
-def _prune_memory(saver, thread_ids: list[str]) -> None:
-    for thread_id in thread_ids:
-        kept_blobs = set()
-        for ns, checkpoints in saver.storage.get(thread_id, {}).items():
-            latest = max(checkpoints, default=None)
-            for checkpoint_id in [c for c in checkpoints if c != latest]:
-                del checkpoints[checkpoint_id]
-                saver.writes.pop((thread_id, ns, checkpoint_id), None)
-            if latest is not None:
-                checkpoint = saver.serde.loads_typed(checkpoints[latest][0])
-                kept_blobs |= {
-                    (thread_id, ns, c, v) for c, v in checkpoint["channel_versions"].items()
-                }
-        for key in [k for k in saver.blobs if k[0] == thread_id and k not in kept_blobs]:
-            del saver.blobs[key]

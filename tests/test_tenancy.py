@@ -13,11 +13,11 @@ from langmem import ReflectionExecutor
 
 from memlib import local_postgres, open_checkpointer, open_store
 from memlib.checks import RESERVED_LABELS, check_user_id
+from memlib.rotation import prune_history
 from memlib.tenancy import (
     UserBoundSaver,
     export_user,
     forget_user,
-    prune_history,
     user_namespaces,
     user_threads,
 )

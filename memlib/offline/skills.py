@@ -44,7 +44,7 @@ from memlib.offline.rules import (
 from memlib.offline.rules import (
     QUESTION as _QUESTION,
 )
-from memlib.offline.text import SINGLE_VALUED, embed, flatten_json, message_text
+from memlib.offline.text import SINGLE_VALUED, embed, flatten_json, message_text, unquote_data
 
 # --------------------------------------------------------------------------------------------
 # Thresholds (documented in the class docstring).
@@ -62,7 +62,7 @@ def _context_text(message: BaseMessage) -> str:
     """Message text; tool results holding JSON (e.g. memory search hits) become plain lines."""
     if message.type == "tool":
         return flatten_json(message_text(message))
-    return message_text(message)
+    return unquote_data(message_text(message))
 
 
 def _words(text: str) -> int:

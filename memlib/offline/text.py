@@ -12,6 +12,7 @@ that reads a whole request (memlib/offline/skills.py, memlib/offline/tools.py).
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -32,6 +33,27 @@ def message_text(message: BaseMessage) -> str:
         for b in content
         if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
     )
+
+
+_QUOTED = re.compile(r'^(\s*(?:[-*•]\s+)?(?:[^":\n]{1,40}:\s+)?)(".*)$')
+
+
+def unquote_data(text: str) -> str:
+    """Memories rendered as quoted data read as plain lines: `- "User lives in Oslo." ("users/ana/
+    facts/home", saved ...)` becomes `- User lives in Oslo.` and `- profile name: "Ana"` becomes
+    `- profile name: Ana`. What follows the JSON string is provenance, not something to repeat."""
+    lines = []
+    for line in text.split("\n"):
+        match = _QUOTED.match(line)
+        if match:
+            try:
+                value, _ = json.JSONDecoder().raw_decode(match.group(2))
+            except ValueError:
+                value = None
+            if isinstance(value, str):
+                line = match.group(1) + value
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def flatten_json(text: str) -> str:

@@ -81,6 +81,10 @@ EXPECT = {
     "resumed_summary_has_turn1_facts": ("true",),
     "resumed_answer_has_facts": ("true",),
     "checkpoints_holding_turn1_verbatim": ("==", 14),
+    # prune_history (keep_latest): one checkpoint left, none with turn 1, no byte of it on disk
+    "checkpoints_after_prune": ("==", 1),
+    "checkpoints_holding_turn1_after_prune": ("==", 0),
+    "files_holding_turn1_after_prune": ("==", 0),
     "bad_budgets_refused": ("==", 3),
 }
 

@@ -23,6 +23,11 @@ EXPECT = {
     "faiss_facts": ("between", 1, 2),
     "sqlite_facts": ("between", 1, 2),
     "postgres_facts": ("between", 1, 2),
+    # another user's id on Ana's thread id: refused by the bound checkpointer on every backend
+    "memory_thread_hijack_refused": ("true",),
+    "faiss_thread_hijack_refused": ("true",),
+    "sqlite_thread_hijack_refused": ("true",),
+    "postgres_thread_hijack_refused": ("true",),
     "restart_faiss_old_messages": ("==", 2),
     "restart_sqlite_old_messages": ("==", 2),
     "restart_postgres_old_messages": ("==", 2),
@@ -47,7 +52,7 @@ OPENAI_DIFFERENCES: dict[str, str] = {}
 # The technique written in the cells (tests/test_notebook_code.py): the agent run per URL, the
 # audit wrapper, the async server, and memories rendered as data (saved to memlib.agent).
 TECHNIQUE = {
-    "defines": ["run_agent", "AuditedStore", "serve", "memory_as_data"],
+    "defines": ["run_agent", "AuditedStore", "serve"],
     "calls": [
         "PostgresSaver",
         "PostgresStore",
