@@ -18,8 +18,9 @@ Dev and sealed test:
 
 The sealed pools' names, surnames, places, organisations and roles appear nowhere in memlib/,
 the offline model's modules and tests (offline_model/*.py, offline_model/tests/), data/, tests/,
-notebooks/, the dev set or the retired pools (`check_sealed` asserts it). Deterministic: fixed seeds. The dev items keep their ids when
-wordings are appended: the first wording of each family is drawn first, as it always was.
+notebooks/, the dev set or the retired pools (`check_sealed` asserts it). Deterministic: fixed
+seeds. The dev items keep their ids when wordings are appended: the first wording of each family
+is drawn first, as it always was.
 
 Usage: python offline_model/scripts/make_offline_eval.py [--check]
 """
@@ -2918,7 +2919,7 @@ def _load(path: Path, name: str):
 
 
 def load_sealed():
-    """offline_model/scripts/offline_eval_sealed.py as a module (SEALED_FAMILIES, SEALED_POOLS, ...)."""
+    """offline_eval_sealed.py (this folder) as a module (SEALED_FAMILIES, SEALED_POOLS, ...)."""
     return _load(SEALED_FILE, "offline_eval_sealed")
 
 

@@ -1,5 +1,7 @@
 """Write docs/offline_model.md: what the offline model can and cannot do, every example produced
-by running it. Usage: .venv/bin/python offline_model/scripts/offline_model_doc.py > docs/offline_model.md
+by running it.
+
+Usage: .venv/bin/python offline_model/scripts/offline_model_doc.py > docs/offline_model.md
 """
 
 import json
