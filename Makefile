@@ -50,11 +50,14 @@ dev: $(DEV_STAMP)
 run: $(STAMP)
 	$(PY) -m memlib $(if $(VARIANT),--variant $(VARIANT))
 
+# Both packages' tests: memlib's (tests/) and the offline model's (offline_model/tests/).
+TESTS := tests offline_model/tests
+
 test: $(DEV_STAMP)
-	$(PY) -m pytest -n 2 --dist loadgroup tests
+	$(PY) -m pytest -n 2 --dist loadgroup $(TESTS)
 
 unit: $(DEV_STAMP)
-	$(PY) -m pytest tests -m "not notebook"
+	$(PY) -m pytest $(TESTS) -m "not notebook"
 
 notebooks: $(DEV_STAMP)
 	$(PY) -m pytest tests -m notebook
@@ -63,19 +66,22 @@ lab: $(STAMP)
 	$(PY) scripts/lab_settings.py
 	$(VENV)/bin/jupyter lab notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
+RUFF_PATHS := memlib offline_model tests benchmarks notebooks scripts
+
 lint: $(DEV_STAMP)
-	$(VENV)/bin/ruff check memlib tests benchmarks notebooks scripts
-	$(VENV)/bin/ruff format --check memlib tests benchmarks notebooks scripts
+	$(VENV)/bin/ruff check $(RUFF_PATHS)
+	$(VENV)/bin/ruff format --check $(RUFF_PATHS)
 	$(PY) scripts/notebooks_clean.py --check
 
 format: $(DEV_STAMP)
-	$(VENV)/bin/ruff format memlib tests benchmarks notebooks scripts
-	$(VENV)/bin/ruff check --fix memlib tests benchmarks notebooks scripts
+	$(VENV)/bin/ruff format $(RUFF_PATHS)
+	$(VENV)/bin/ruff check --fix $(RUFF_PATHS)
 	$(PY) scripts/notebooks_clean.py
 
-# Every benchmarks/*.py (each prints its table and writes benchmarks/results/<name>.json), timed,
+# Every benchmarks/*.py (each prints its table and writes benchmarks/results/<name>.json) and the
+# offline model's offline_model/benchmarks/*.py (writing offline_model/benchmarks/results/), timed,
 # then the README's tables from those JSON files. One: make bench BENCH=benchmarks/tokens.py
-BENCH ?= $(wildcard benchmarks/*.py)
+BENCH ?= $(wildcard benchmarks/*.py offline_model/benchmarks/*.py)
 bench: $(STAMP)
 	@for f in $(BENCH); do \
 		echo "== $$f"; start=$$(date +%s); \

@@ -7,12 +7,18 @@ Everything listed in __all__ can be imported from `memlib` directly; modules loa
 from importlib import import_module
 
 _EXPORTS = {
-    "models": ["describe_backend", "embedding_dims", "get_chat_model", "get_embeddings"],
+    # OfflineChatModel: the offline chat model's class, which memlib.models loads on first use
+    "models": [
+        "OfflineChatModel",
+        "describe_backend",
+        "embedding_dims",
+        "get_chat_model",
+        "get_embeddings",
+    ],
     "testing": ["record"],
     "widgets": ["ChatPanel", "MemoryInspector"],
     "tokens": ["TokenCounter", "count_message_tokens", "count_text_tokens"],
     "embeddings": ["MiniLMEmbeddings"],
-    "offline": ["OfflineChatModel"],
     "buffers": [
         "FullBuffer",
         "SlidingWindowBuffer",

@@ -12,6 +12,9 @@ gpt-4o-mini) and OpenAIEmbeddings (MEMLIB_OPENAI_EMBEDDING_MODEL, default
 text-embedding-3-small). Both honour OPENAI_BASE_URL, so Ollama, vLLM or a llama.cpp server work.
 
 Notebooks call `get_chat_model()` / `get_embeddings()` and never branch on the backend.
+The offline chat model is the separate `offline_model` package; this module and memlib.testing (the
+local server) are the only memlib modules that import it, on first use. `memlib.OfflineChatModel`
+is `offline_model.OfflineChatModel`, through this module.
 """
 
 from __future__ import annotations
@@ -102,7 +105,7 @@ def get_chat_model(temperature: float = 0.0, **kwargs) -> BaseChatModel:
             kwargs.setdefault("api_key", "not-needed")  # local servers accept any key
         chat_openai = _chat_openai_class(structured_output_method())
         return chat_openai(model=model, temperature=temperature, **kwargs)
-    from memlib.offline import OfflineChatModel
+    from offline_model import OfflineChatModel
 
     unknown = sorted(set(kwargs) - set(OfflineChatModel.model_fields))
     if unknown:
@@ -170,3 +173,12 @@ def describe_backend() -> Backend:
         else "all-MiniLM-L6-v2 int8 ONNX (local)"
     )
     return Backend(llm=llm, chat_model=chat, embeddings=emb)
+
+
+def __getattr__(name: str):
+    """`OfflineChatModel`, loaded from the offline_model package on first use."""
+    if name == "OfflineChatModel":
+        from offline_model import OfflineChatModel
+
+        return OfflineChatModel
+    raise AttributeError(f"module 'memlib.models' has no attribute {name!r}")

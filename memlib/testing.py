@@ -8,7 +8,7 @@ build/notebooks/records.json as {notebook file name: {figure name: value}}.
 Three ways to run them (`VARIANTS`), each into its own build directory:
 - `offline`: the offline model in the kernel (build/notebooks/, what `make run` does);
 - `openai`: langchain-openai's ChatOpenAI and OpenAIEmbeddings against a local OpenAI-compatible
-  server (memlib.offline.server) that answers with the offline model and refuses, with HTTP 400,
+  server (offline_model.server) that answers with the offline model and refuses, with HTTP 400,
   what the OpenAI API refuses (build/notebooks-openai/);
 - `reworded`: the same server rewording every reply while keeping its meaning, standing in for
   the variety of real models (build/notebooks-reworded/).
@@ -194,7 +194,7 @@ def serving(variant: str | None):
     if _check_variant(variant) in (None, "offline"):
         yield variant_env(variant), None
         return
-    from memlib.offline.server import OpenAICompatibleServer
+    from offline_model.server import OpenAICompatibleServer
 
     with OpenAICompatibleServer(port=0, mode=SERVER_MODES[variant]) as server:
         yield variant_env(variant, server.base_url), server

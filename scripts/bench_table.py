@@ -4,6 +4,8 @@ Usage: python scripts/bench_table.py [NAME ...]   (default: every benchmark with
 NAME is one of BENCHMARKS: recall_latency (its table is drawn here), or a benchmarks/<NAME>.py
 that defines `table(result) -> str` (tokens, notebooks, calls, eval): its JSON is read from
 benchmarks/results/<NAME>.json and drawn by that function, the same one the benchmark prints with.
+offline_model (drawn here too) is the offline model's benchmark, which lives beside it:
+offline_model/benchmarks/offline_eval.py writes offline_model/benchmarks/results/offline_model.json.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
 RESULTS = BENCH / "results"
+OFFLINE_RESULTS = ROOT / "offline_model" / "benchmarks" / "results"
 BENCHMARKS = ("recall_latency", "tokens", "notebooks", "calls", "eval", "offline_model")
+# Benchmarks whose script and results are not benchmarks/<name>.py and benchmarks/results/
+ELSEWHERE = {"offline_model": ("offline_model/benchmarks/offline_eval.py", OFFLINE_RESULTS)}
 NAMES = {
     "inmemory": "LangGraph InMemoryStore",
     "faiss_flat": "FaissStore, exact",
@@ -98,18 +103,24 @@ def load_benchmark(name: str):
     return module
 
 
-def render(name: str, results: Path = RESULTS) -> str:
-    """The README table of one benchmark, from its JSON."""
+def script_and_results(name: str) -> tuple[str, Path]:
+    """The benchmark's script (relative to the repository) and the folder of its results."""
+    return ELSEWHERE.get(name, (f"benchmarks/{name}.py", RESULTS))
+
+
+def render(name: str, results: Path | None = None) -> str:
+    """The README table of one benchmark, from its JSON (in `results`, default: its own folder)."""
     if name not in BENCHMARKS:
         raise ValueError(f"unknown benchmark {name!r}; expected one of {BENCHMARKS}")
-    path = results / f"{name}.json"
+    script, default = script_and_results(name)
+    path = (results or default) / f"{name}.json"
     if not path.is_file():
-        raise FileNotFoundError(f"no results at {path}: run `python benchmarks/{name}.py` first")
+        raise FileNotFoundError(f"no results at {path}: run `python {script}` first")
     data = json.loads(path.read_text())
     if name == "recall_latency":
         return recall_latency_table(data)
     if name == "offline_model":
-        rules = results / "offline_model_rules.json"
+        rules = path.parent / "offline_model_rules.json"
         return offline_model_table(data, json.loads(rules.read_text()) if rules.is_file() else None)
     module = load_benchmark(name)
     if not callable(getattr(module, "table", None)):
@@ -121,14 +132,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", help=f"benchmarks to print, of {', '.join(BENCHMARKS)}")
     args = parser.parse_args(argv)
-    names = args.names or [n for n in BENCHMARKS if (RESULTS / f"{n}.json").is_file()]
+    names = args.names or [
+        n for n in BENCHMARKS if (script_and_results(n)[1] / f"{n}.json").is_file()
+    ]
     for i, name in enumerate(names):
         try:
             text = render(name)
         except (ValueError, FileNotFoundError) as exc:
             raise SystemExit(str(exc)) from None
         if len(names) > 1:
-            print(f"{'' if i == 0 else chr(10)}<!-- {name}: benchmarks/results/{name}.json -->")
+            where = (script_and_results(name)[1] / f"{name}.json").relative_to(ROOT).as_posix()
+            print(f"{'' if i == 0 else chr(10)}<!-- {name}: {where} -->")
         print(text)
 
 

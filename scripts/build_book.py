@@ -10,7 +10,8 @@ Sphinx reads in build/book-src/:
 - widgets as a static rendering of their saved state (no widget manager from a CDN);
 - Mermaid fences as <pre class="mermaid">, drawn as SVG in the browser by the mermaid.min.js the
   `mmdc` wheel bundles (Mermaid 11, MIT): no CDN, and it works opened from disk (file://);
-- benchmarks.md: the tables in benchmarks/results/*.json;
+- benchmarks.md: the tables in benchmarks/results/*.json and the offline model's
+  offline_model/benchmarks/results/*.json;
 - docs/*.md as reference pages.
 build/book-src/book-manifest.json lists each page and what it was built from (the tests read it).
 
@@ -38,6 +39,9 @@ EXECUTED = ROOT / "build" / "notebooks"
 CONF = ROOT / "docs" / "book"
 DOCS = ROOT / "docs"
 RESULTS = ROOT / "benchmarks" / "results"
+# The offline model's benchmark and its results live beside it, in offline_model/benchmarks/.
+OFFLINE_RESULTS = ROOT / "offline_model" / "benchmarks" / "results"
+OFFLINE_SCRIPT = ROOT / "offline_model" / "benchmarks" / "offline_eval.py"
 STAGE = ROOT / "build" / "book-src"
 OUT = ROOT / "build" / "book"
 MANIFEST = "book-manifest.json"
@@ -324,18 +328,33 @@ def benchmark_tables(data, level: int = 3) -> str:
     return "```json\n" + json.dumps(data, indent=1) + "\n```"
 
 
+def results_files() -> dict[str, Path]:
+    """Every benchmark results file by name: benchmarks/results/ and the offline model's."""
+    return {p.stem: p for d in (RESULTS, OFFLINE_RESULTS) for p in sorted(d.glob("*.json"))}
+
+
+def results_script(path: Path) -> Path:
+    """The benchmark that writes a results file: benchmarks/<name>.py, or the offline model's."""
+    if path.stem == "offline_model" and path.parent == OFFLINE_RESULTS:
+        return OFFLINE_SCRIPT
+    return ROOT / "benchmarks" / f"{path.stem}.py"
+
+
 def benchmarks_page(stems: list[str]) -> str:
     parts = [
         "# Benchmarks",
         "",
-        "The tables `make bench` wrote to `benchmarks/results/`, as measured on this project's "
+        "The tables `make bench` wrote to `benchmarks/results/` (the offline model's to "
+        "`offline_model/benchmarks/results/`), as measured on this project's "
         "machine (2 cores, no GPU). Each section is one results file, shown as it is.",
     ]
-    for path in [RESULTS / f"{stem}.json" for stem in stems]:
-        script = ROOT / "benchmarks" / f"{path.stem}.py"
-        parts += ["", f"## {path.stem}", "", f"From `benchmarks/results/{path.name}`"]
+    files = results_files()
+    for path in [files.get(stem, RESULTS / f"{stem}.json") for stem in stems]:
+        script = results_script(path)
+        where = path.relative_to(ROOT).as_posix()
+        parts += ["", f"## {path.stem}", "", f"From `{where}`"]
         if script.exists():
-            parts[-1] += f", written by `benchmarks/{script.name}`"
+            parts[-1] += f", written by `{script.relative_to(ROOT).as_posix()}`"
         parts[-1] += "."
         try:
             parts += ["", benchmark_tables(json.loads(path.read_text(encoding="utf-8")))]
@@ -385,10 +404,9 @@ def stage(unexecuted: bool = False) -> dict:
     pages: dict[Path, Path] = {ROOT / "README.md": STAGE / "index.md"}
     pages.update({nb.resolve(): STAGE / nb.name for nb in sources})
     pages.update({d.resolve(): STAGE / "docs" / d.name for d in docs})
-    pages.update(
-        {(RESULTS / p.name).resolve(): STAGE / "benchmarks.md" for p in RESULTS.glob("*.json")}
-    )
+    pages.update({p.resolve(): STAGE / "benchmarks.md" for p in results_files().values()})
     pages[RESULTS.resolve()] = STAGE / "benchmarks.md"
+    pages[OFFLINE_RESULTS.resolve()] = STAGE / "benchmarks.md"
     keep = {STAGE / MANIFEST, STAGE / "index.md", STAGE / "benchmarks.md"}
 
     for item in CONF.rglob("*"):
@@ -402,7 +420,7 @@ def stage(unexecuted: bool = False) -> dict:
         "pages": [],
         "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "started": time.time(),
-        "benchmarks": [p.stem for p in sorted(RESULTS.glob("*.json"))],
+        "benchmarks": sorted(results_files()),
     }
     for source in sources:
         nb, reason = (None, "built with --unexecuted") if unexecuted else executed_copy(source)

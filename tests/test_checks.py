@@ -65,7 +65,12 @@ def _bad_input_tests() -> set[str]:
     from pathlib import Path
 
     found = set()
-    for path in Path(__file__).parent.glob("test_*.py"):
+    here = Path(__file__).parent
+    # memlib.OfflineChatModel's bad-input test lives with the offline model, in offline_model/tests
+    for path in [
+        *here.glob("test_*.py"),
+        *(here.parent / "offline_model" / "tests").glob("test_*.py"),
+    ]:
         found |= set(re.findall(r"^def test_bad_input_(\w+)\(", path.read_text(), re.M))
     return found
 

@@ -385,7 +385,7 @@ def test_extract_episode_needs_a_finished_conversation(bad, error):
 
 
 def test_offline_model_extracts_episodes_from_the_fixture_conversations():
-    from memlib.offline import OfflineChatModel
+    from offline_model import OfflineChatModel
 
     model = OfflineChatModel()
     try:

@@ -159,8 +159,9 @@ def test_updates_come_after_what_they_replace_and_evidence_holds_the_answer():
 
 
 def test_generated_names_are_not_in_the_offline_models_rules_or_its_eval_data():
-    sources = [p.read_text() for p in (ROOT / "memlib" / "offline").glob("*.py")]
-    sources += [p.read_text() for p in (ROOT / "data" / "offline_eval").glob("*.jsonl")]
+    sources = [p.read_text() for p in (ROOT / "offline_model").glob("*.py")]
+    sources += [p.read_text() for p in (ROOT / "offline_model" / "data").glob("*.jsonl")]
+    assert len(sources) >= 10, "the offline model's modules or eval data were not found"
     text = "\n".join(sources).lower()
     generic = {"the", "labs", "systems", "works", "reach", "falls", "bay", "loop", "path", "ridge"}
     words = {w for n in FIRST + LAST + PLACES + ORGS for w in n.split()}

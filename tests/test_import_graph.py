@@ -1,13 +1,16 @@
-"""memlib's import graph, read with ast: no cycle anywhere (imports inside functions included;
-importing a submodule counts as importing its packages, bar the importer's own), and the memory
-layers never import the offline model at module level (they take any chat model)."""
+"""The import graph of memlib and offline_model, read with ast: no cycle anywhere (imports inside
+functions included; importing a submodule counts as importing its packages, bar the importer's
+own), the memory layers never import the offline model at module level (they take any chat model),
+and in memlib only the backend switch (models.py) and the test runner's server start-up
+(testing.py) import offline_model, on first use."""
 
 import ast
 from pathlib import Path
 
 import memlib
+import offline_model
 
-ROOT = Path(memlib.__file__).parent
+PACKAGES = (Path(memlib.__file__).parent, Path(offline_model.__file__).parent)
 LAYERS = (
     "buffers",
     "corpus",
@@ -22,17 +25,29 @@ LAYERS = (
 )
 
 
-def _name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+def _name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-MODULES = {_name(p): p for p in ROOT.rglob("*.py")}
+def _in_package(path: Path, root: Path) -> bool:
+    """A module of the package: every folder from root down to it has an __init__.py (so
+    offline_model's tests/, scripts/ and benchmarks/ folders are not part of it)."""
+    return all(
+        (d / "__init__.py").is_file()
+        for d in [path.parent, *path.parent.parents]
+        if d.is_relative_to(root)
+    )
+
+
+MODULES = {
+    _name(p, root): p for root in PACKAGES for p in root.rglob("*.py") if _in_package(p, root)
+}
 
 
 def _imported(node: ast.AST) -> set[str]:
-    """memlib modules an import statement loads: the module, its packages, and submodules named
-    in `from package import submodule`."""
+    """memlib / offline_model modules an import statement loads: the module, its packages, and
+    submodules named in `from package import submodule`."""
     if isinstance(node, ast.Import):
         targets = [a.name for a in node.names]
     elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -42,7 +57,7 @@ def _imported(node: ast.AST) -> set[str]:
     found = set()
     for target in targets:
         parts = target.split(".")
-        found |= {".".join(parts[:k]) for k in range(2, len(parts) + 1)} & set(MODULES)
+        found |= {".".join(parts[:k]) for k in range(1, len(parts) + 1)} & set(MODULES)
     return found
 
 
@@ -52,7 +67,8 @@ def _graph(module_level_only: bool) -> dict[str, set[str]]:
         tree = ast.parse(path.read_text())
         nodes = tree.body if module_level_only else list(ast.walk(tree))
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        graph[name] = {m for n in nodes for m in _imported(n)} - {name, package}
+        top = name.partition(".")[0]  # a package's __init__ only re-exports, on first use
+        graph[name] = {m for n in nodes for m in _imported(n)} - {name, package, top}
     return graph
 
 
@@ -78,15 +94,21 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def test_graph_sees_the_offline_layers():
+def test_graph_sees_both_packages_and_the_offline_layers():
+    assert {"memlib", "memlib.models", "memlib.eval.harness", "offline_model"} <= set(MODULES)
+    assert not [m for m in MODULES if m.startswith("offline_model.tests")]
     graph = _graph(module_level_only=False)
-    assert "memlib.offline.rules" in graph["memlib.offline.skills"]
-    assert "memlib.offline.skills" in graph["memlib.offline.tools"]
-    assert "memlib.offline.model" in graph["memlib.offline.server"]
-    assert "memlib.offline" in graph["memlib.models"]
+    assert "offline_model.rules" in graph["offline_model.skills"]
+    assert "offline_model.skills" in graph["offline_model.tools"]
+    assert "offline_model.model" in graph["offline_model.server"]
+    assert "offline_model" in graph["memlib.models"]
+    assert "offline_model.server" in graph["memlib.testing"]
+    assert (
+        "memlib.tokens" in graph["offline_model.text"]
+    )  # the offline model uses memlib's plumbing
 
 
-def test_memlib_has_no_import_cycle():
+def test_memlib_and_offline_model_have_no_import_cycle():
     cycle = _cycle(_graph(module_level_only=False))
     assert cycle is None, f"import cycle: {' -> '.join(cycle)}"
 
@@ -94,5 +116,37 @@ def test_memlib_has_no_import_cycle():
 def test_layers_do_not_import_the_offline_model_at_module_level():
     graph = _graph(module_level_only=True)
     for layer in LAYERS:
-        offline = sorted(m for m in graph[f"memlib.{layer}"] if m.startswith("memlib.offline"))
+        offline = sorted(m for m in graph[f"memlib.{layer}"] if m.startswith("offline_model"))
         assert not offline, f"memlib.{layer} imports {offline} at module level"
+
+
+BACKEND_SWITCH_AND_SERVER = {"memlib.models", "memlib.testing"}
+
+
+def test_only_the_backend_switch_and_the_server_start_up_import_the_offline_model():
+    anywhere = _graph(module_level_only=False)
+    importers = {
+        name
+        for name, imported in anywhere.items()
+        if name.partition(".")[0] == "memlib"
+        and any(m.startswith("offline_model") for m in imported)
+    }
+    assert importers == BACKEND_SWITCH_AND_SERVER
+    at_module_level = _graph(module_level_only=True)
+    eager = sorted(
+        name
+        for name in importers
+        if any(m.startswith("offline_model") for m in at_module_level[name])
+    )
+    assert not eager, f"{eager} import offline_model at module level (it should load on first use)"
+
+
+def test_no_other_memlib_module_names_the_offline_model_package():
+    """Nor by string (importlib.import_module, a subprocess's `-m`): the name appears in
+    memlib only in the two modules allowed to import it."""
+    named = {
+        name
+        for name, path in MODULES.items()
+        if name.partition(".")[0] == "memlib" and "offline_model" in path.read_text()
+    }
+    assert named <= BACKEND_SWITCH_AND_SERVER, sorted(named - BACKEND_SWITCH_AND_SERVER)

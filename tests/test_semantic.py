@@ -157,7 +157,7 @@ def test_memory_changes_sorts_ids():
 def test_memory_changes_on_real_langmem_output():
     from langmem import create_memory_manager
 
-    from memlib.offline import OfflineChatModel
+    from offline_model import OfflineChatModel
 
     manager = create_memory_manager(OfflineChatModel(), schemas=[Fact], enable_deletes=True)
     memories: dict[str, Fact] = {}
@@ -272,7 +272,7 @@ def test_patch_profile_returns_a_copy_not_the_stored_profile(kind):
 def test_patch_profile_keeps_the_key_langmem_wrote():
     from langmem import create_memory_store_manager
 
-    from memlib.offline import OfflineChatModel
+    from offline_model import OfflineChatModel
 
     store = make_store("faiss")
     manager = create_memory_store_manager(

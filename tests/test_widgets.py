@@ -72,9 +72,9 @@ def agent(store):
     from langgraph.checkpoint.memory import InMemorySaver
 
     from memlib.agent import build_memory_agent
-    from memlib.offline import OfflineChatModel
     from memlib.procedural import create_prompt
     from memlib.semantic import fact_item
+    from offline_model import OfflineChatModel
 
     facts = InMemoryStore(
         index={"dims": DIMS, "embed": MiniLMEmbeddings(), "fields": ["content.content"]}

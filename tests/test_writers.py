@@ -20,7 +20,6 @@ from langgraph.store.memory import InMemoryStore
 from langmem import ReflectionExecutor, create_manage_memory_tool, create_memory_store_manager
 
 from memlib.embeddings import DIMS, MiniLMEmbeddings
-from memlib.offline import OfflineChatModel
 from memlib.writers import (
     BlendedWriter,
     ModelCallCounter,
@@ -33,6 +32,7 @@ from memlib.writers import (
     memory_text,
     settle,
 )
+from offline_model import OfflineChatModel
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 EMB = MiniLMEmbeddings()

@@ -5,7 +5,7 @@ and an employer that each change once (knowledge updates, and "where did I live 
 temporal questions), `facts` favourite things stated once each, and filler turns of small talk
 around them, then the questions of every type in `memlib.eval.dataset.QUESTION_TYPES`. The same
 seed gives the same case, byte for byte. Names, places and organisations are invented words
-(checked against the offline model's rule lists and data/offline_eval in the tests), so nothing
+(checked against the offline model's rule lists and evaluation sets in the tests), so nothing
 here was tuned to what the offline model already recognises.
 
 Leaves out: facts stated by the assistant, retractions ("forget that ..."), relative dates in the

@@ -29,8 +29,8 @@ consolidation_target_in_candidates depends on how the model worded the home reco
 notebook records both without asserting them. The offline model got 0 of 3 at first (it moved the
 user's mother instead of the user, added a second dog instead of renaming, and did not read "I'm
 no longer allergic" as a retraction); after its slot rules learned subject + predicate, time words
-and "no longer" (memlib/offline/tools.py, tested in tests/test_offline_langmem.py with other
-phrasings) it got 3 of 3 on 2026-11-29, which is pinned here for the offline backend.
+and "no longer" (offline_model/tools.py, tested in offline_model/tests/test_offline_langmem.py
+with other phrasings) it got 3 of 3 on 2026-11-29, which is pinned here for the offline backend.
 """
 
 EXPECT = {

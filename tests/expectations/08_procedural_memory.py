@@ -32,7 +32,7 @@ EXPECT = {
     "system_prompt_tokens_v1": ("==", 70),
     "system_prompt_tokens_v2": ("==", 94),
     # offline: two product-note sentences without a length rule; v2's "Always answer in one
-    # sentence" cuts the answer to its first sentence (memlib.offline.skills.answer_limits)
+    # sentence" cuts the answer to its first sentence (offline_model.skills.answer_limits)
     "answer_sentences_v1": ("==", 2),
     "answer_sentences_v2": ("==", 1),
     # the offline multi-prompt optimizer picks prompts by shared words: only the writer's

@@ -11,9 +11,9 @@ Modules, each importing only those listed before it (no cycle; tests/test_import
 - `tools`: tool calling and structured output (`plan_tool_calls`): schema filling, trustcall and
   LangMem protocols, the agent-loop policy, tool-call ids.
 - `model`: `OfflineChatModel`, the langchain `BaseChatModel` dispatching to tools or a skill.
-- `server`: `OpenAICompatibleServer` (`python -m memlib.offline.server`).
+- `server`: `OpenAICompatibleServer` (`python -m offline_model.server`).
 
-`OfflineChatModel` loads on first use, so importing `memlib.offline.rules` stays light.
+`OfflineChatModel` loads on first use, so importing `offline_model.rules` stays light.
 Leaves out: anything a rule does not cover (see docs/offline_model.md).
 """
 
@@ -22,7 +22,7 @@ __all__ = ["OfflineChatModel"]
 
 def __getattr__(name: str):
     if name == "OfflineChatModel":
-        from memlib.offline.model import OfflineChatModel
+        from offline_model.model import OfflineChatModel
 
         return OfflineChatModel
-    raise AttributeError(f"module 'memlib.offline' has no attribute {name!r}")
+    raise AttributeError(f"module 'offline_model' has no attribute {name!r}")

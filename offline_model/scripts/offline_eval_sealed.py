@@ -1,17 +1,18 @@
-"""The sealed wordings and pools of the offline model's test set (data/offline_eval/test.jsonl).
+"""The sealed wordings and pools of the offline model's test set (offline_model/data/test.jsonl).
 
-SEALED: whoever writes or changes the offline model's rules (memlib/offline/) must not open this
-file or data/offline_eval/test.jsonl; they see the test set's aggregate scores only
-(benchmarks/offline_model.py). The wordings here were written by someone who did not write the
-rules. When a sealed wording has shaped a rule, move it to FAMILIES in make_offline_eval.py
-(the dev wordings) and write new sealed wordings and pools here.
+SEALED: whoever writes or changes the offline model's rules (offline_model/*.py) must not open
+this file or offline_model/data/test.jsonl; they see the test set's aggregate scores only
+(offline_model/benchmarks/offline_eval.py). The wordings here were written by someone who did
+not write the rules. When a sealed wording has shaped a rule, move it to FAMILIES in
+make_offline_eval.py (the dev wordings) and write new sealed wordings and pools here.
 
-Same structure as FAMILIES in scripts/make_offline_eval.py: family -> list of (messages, gold),
+Same structure as FAMILIES in make_offline_eval.py: family -> list of (messages, gold),
 with {placeholders} filled from SEALED_POOLS: name, name2, surname, city, city2, org, org2, role,
 role2, and lname, lcity, lorg (lower case). Gold slots are about the user now; a slot left out is
 None (not stated, negated, hypothetical, planned, past, asked about, or someone else's).
-The values in SEALED_POOLS appear nowhere in memlib/, data/, tests/, notebooks/, the dev set or
-the retired pools (`check_sealed` in make_offline_eval.py asserts it).
+The values in SEALED_POOLS appear nowhere in memlib/, offline_model/ (its modules and tests),
+data/, tests/, notebooks/, the dev set or the retired pools (`check_sealed` in make_offline_eval.py
+asserts it).
 """
 
 from __future__ import annotations

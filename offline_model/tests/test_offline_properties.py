@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from memlib.offline import OfflineChatModel
-from memlib.offline.rules import extract_facts
-from memlib.offline.skills import Request, answer, grade_skill, summarize
+from offline_model import OfflineChatModel
+from offline_model.rules import extract_facts
+from offline_model.skills import Request, answer, grade_skill, summarize
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 MODEL = OfflineChatModel()

@@ -5,10 +5,10 @@ skill a request needs), `grade_skill` / `grade_with_reason` (document relevance 
 `summarize` / `summarize_dialogue` (to a word budget), `answer` (from the context it is given:
 facts about the user, context sentences, worked examples) and `SKILLS`. Relevance and sentence
 choice use the local MiniLM embeddings plus lexical overlap; the rules come from
-memlib/offline/rules.py.
+offline_model/rules.py.
 
-Leaves out: tool calls and structured output (memlib/offline/tools.py), the chat model class
-(memlib/offline/model.py), free-form reasoning, generation of new content, world knowledge, and any
+Leaves out: tool calls and structured output (offline_model/tools.py), the chat model class
+(offline_model/model.py), free-form reasoning, generation of new content, world knowledge, and any
 language but English. What it cannot find in its context it says it does not know.
 """
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from langchain_core.messages import BaseMessage
 
-from memlib.offline.rules import (
+from offline_model.rules import (
     ANSWER_PHRASES,
     FORGET,
     PREDICATE_LABELS,
@@ -41,10 +41,10 @@ from memlib.offline.rules import (
     with_article,
     you_to_user,
 )
-from memlib.offline.rules import (
+from offline_model.rules import (
     QUESTION as _QUESTION,
 )
-from memlib.offline.text import SINGLE_VALUED, embed, flatten_json, message_text, unquote_data
+from offline_model.text import SINGLE_VALUED, embed, flatten_json, message_text, unquote_data
 
 # --------------------------------------------------------------------------------------------
 # Thresholds (documented in the class docstring).

@@ -2,8 +2,8 @@
 with no network, no API key and no model download.
 
 It is not a language model. `_generate` dispatches each request to one skill: tool calls /
-structured output (`plan_tool_calls`, memlib/offline/tools.py), or grade, summarize or answer
-(memlib/offline/skills.py). Token usage is counted with real tiktoken (memlib.tokens).
+structured output (`plan_tool_calls`, offline_model/tools.py), or grade, summarize or answer
+(offline_model/skills.py). Token usage is counted with real tiktoken (memlib.tokens).
 
 Leaves out: the skills and rules themselves (skills.py, tools.py, rules.py), free-form reasoning,
 world knowledge and any language but English.
@@ -24,15 +24,15 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from memlib.offline.skills import (
+from offline_model.skills import (
     RELEVANCE_THRESHOLD,
     SKILLS,
     Request,
     classify,
     grade_with_reason,
 )
-from memlib.offline.text import message_text, token_counter
-from memlib.offline.tools import call_id, chosen_name, plan_tool_calls
+from offline_model.text import message_text, token_counter
+from offline_model.tools import call_id, chosen_name, plan_tool_calls
 
 
 class OfflineChatModel(BaseChatModel):
@@ -67,7 +67,7 @@ class OfflineChatModel(BaseChatModel):
       needs the room. Plain text is summarized extractively (`_summarize_text`). Output never
       exceeds the budget.
     - answer: questions about the user ("what is my name?", "where do I work?", "what's my
-      favourite X?") are answered from facts found by the rules in memlib/offline/rules.py in human
+      favourite X?") are answered from facts found by the rules in offline_model/rules.py in human
       messages (first person), and in system prompts and tool results (third person, key: value,
       JSON); the newest statement wins. Missing facts give "I don't know your X yet - you haven't
       told me." Other questions are answered with the one or two context sentences (system prompt
@@ -81,7 +81,7 @@ class OfflineChatModel(BaseChatModel):
       the system prompt's instruction sentences or the user's message ("in one sentence", "at
       most N words", "be brief") and a bound max_tokens cut the answer to its first N sentences
       and N words (`answer_limits`; cutting, not rewriting).
-    - tools (when tools are bound; memlib/offline/tools.py): tool_choice auto / none / any /
+    - tools (when tools are bound; offline_model/tools.py): tool_choice auto / none / any /
       required / a name / {"type": "function", "function": {"name": ...}}. Arguments are filled
       from each tool's JSON schema: a field's name (else description) maps to a concept (name,
       employer, role, location, preferences, expertise, situation / approach / outcome / lesson,

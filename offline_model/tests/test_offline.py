@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from memlib.offline import OfflineChatModel
-from memlib.offline.rules import entities, extract_facts, to_third_person
-from memlib.offline.skills import Request, classify, grading_inputs
 from memlib.tokens import count_message_tokens, count_text_tokens
+from offline_model import OfflineChatModel
+from offline_model.rules import entities, extract_facts, to_third_person
+from offline_model.skills import Request, classify, grading_inputs
 
 MODEL = OfflineChatModel()
 

@@ -9,7 +9,7 @@ works"), `to_first_person`, `you_to_user` ("you work" -> "the user works") and `
 
 Leaves out: real parsing. Every rule is a regular expression with named groups (`value`, and
 `topic` for "my favourite X is Y"); anything the patterns do not cover is not extracted, so the
-offline model says it does not know rather than guessing. `memlib.offline.parse` (spaCy's
+offline model says it does not know rather than guessing. `offline_model.parse` (spaCy's
 dependency parse, on by default) decides the name / employer / role / location facts of
 first-person sentences instead. Imports nothing else from memlib.
 """
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memlib.offline.parse import (
+from offline_model.parse import (
     ANAPHOR,
     ANAPHOR_CUES,
     ANAPHOR_THEIR,
@@ -695,7 +695,7 @@ def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
     facts = _extract_rules(text, first_person)
     if not first_person or not parse_available():
         return facts
-    # The dependency parse (memlib.offline.parse) decides the four profile
+    # The dependency parse (offline_model.parse) decides the four profile
     # slots of each first-person sentence; the regex rules keep every other predicate.
     out: list[Statement] = []
     sentences = split_sentences(text)

@@ -6,7 +6,7 @@ json_object, max_tokens, stop, streaming with SSE chunks and a usage chunk), `PO
 (384-d MiniLM vectors, float or base64, token-id input decoded with cl100k_base) and
 `GET /v1/models`. It lets langchain-openai's real `ChatOpenAI` / `OpenAIEmbeddings` run every
 notebook offline: `OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 OPENAI_API_KEY=anything`.
-Run it with `python -m memlib.offline.server [--port N] [--mode plain|reworded]`.
+Run it with `python -m offline_model.server [--port N] [--mode plain|reworded]`.
 
 Requests are validated as the real API does (HTTP 400 with OpenAI's error body): model, messages,
 roles, the tool-call / tool-message pairing, tools, tool_choice, parallel_tool_calls,
@@ -54,10 +54,10 @@ from typing import Any
 
 import numpy as np
 
-from memlib.offline.model import OfflineChatModel
-from memlib.offline.rules import STOPWORDS
-from memlib.offline.skills import user_facts
-from memlib.offline.tools import empty_value
+from offline_model.model import OfflineChatModel
+from offline_model.rules import STOPWORDS
+from offline_model.skills import user_facts
+from offline_model.tools import empty_value
 
 HOST = "127.0.0.1"
 MODES = ("plain", "reworded")
@@ -1840,7 +1840,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     try:
         parser = argparse.ArgumentParser(
-            prog="python -m memlib.offline.server",
+            prog="python -m offline_model.server",
             description="A local OpenAI-compatible server over memlib's offline chat model and "
             "MiniLM embeddings (127.0.0.1 only).",
         )

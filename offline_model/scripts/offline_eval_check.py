@@ -1,11 +1,11 @@
 """The offline model's late check set: a second sealed set, written on 2026-12-01 by someone who
 did not write the rules, after the rules of that day were finished, and scored once that day.
 
-Same format as scripts/offline_eval_sealed.py: FRESH_FAMILIES (12 families of 5 wordings),
+Same format as offline_eval_sealed.py: FRESH_FAMILIES (12 families of 5 wordings),
 FRESH_POOLS (names, places, organisations and roles found nowhere else in the repository) and
-FRESH_PER_WORDING. scripts/make_offline_eval.py generates data/offline_eval/check.jsonl from it.
+FRESH_PER_WORDING. make_offline_eval.py generates offline_model/data/check.jsonl from it.
 Whoever changes the offline model's rules must not open this file or check.jsonl; only their
-aggregate scores (benchmarks/offline_model.py) are read.
+aggregate scores (offline_model/benchmarks/offline_eval.py) are read.
 """
 
 from __future__ import annotations

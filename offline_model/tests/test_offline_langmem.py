@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 from memlib.embeddings import MiniLMEmbeddings
-from memlib.offline import OfflineChatModel
+from offline_model import OfflineChatModel
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 MODEL = OfflineChatModel()
@@ -325,7 +325,7 @@ def test_generality_on_unseen_conversations(text, expected):
     from langmem import create_memory_manager
 
     found = {}
-    for f in __import__("memlib.offline.rules", fromlist=["extract_facts"]).extract_facts(text):
+    for f in __import__("offline_model.rules", fromlist=["extract_facts"]).extract_facts(text):
         found[f.predicate] = f.value
     for predicate, value in expected.items():
         assert found.get(predicate) == value, (text, found)
@@ -634,7 +634,7 @@ def test_feedback_opening_with_a_verb_is_a_rule_not_an_issue():
 def test_each_sentence_keeps_its_own_fact_and_expertise_is_not_a_place():
     from langmem import create_memory_manager
 
-    from memlib.offline.rules import extract_facts
+    from offline_model.rules import extract_facts
 
     text = "I'm based in Bergen. I'm a specialist in Kafka."
     facts = {(f.predicate, f.value) for f in extract_facts(text)}

@@ -7,8 +7,8 @@ import re
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from memlib.offline import OfflineChatModel
-from memlib.offline.rules import extract_facts
+from offline_model import OfflineChatModel
+from offline_model.rules import extract_facts
 
 MODEL = OfflineChatModel()
 
@@ -316,7 +316,7 @@ def test_memory_text_told_back_in_the_second_person():
 def test_grade_reason_shows_the_querys_words_not_stems():
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from memlib.offline import OfflineChatModel
+    from offline_model import OfflineChatModel
 
     reply = (
         OfflineChatModel()

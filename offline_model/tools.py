@@ -2,7 +2,7 @@
 
 Provides `plan_tool_calls(messages, tools, tool_choice)`: the tool calls the offline model makes,
 or None to reply in text. It reads the conversation (plain chat messages, or the transcript that
-LangMem and trustcall embed in their prompts), extracts facts with memlib/offline/rules.py, and
+LangMem and trustcall embed in their prompts), extracts facts with offline_model/rules.py, and
 fills each tool's JSON schema field by field from what the field's name and description ask for.
 Protocols it follows: trustcall's PatchDoc / RemoveDoc / PatchFunctionErrors / PatchFunctionName
 (update, delete and validation repair), LangMem's Done, manage_memory and search_memory, and the
@@ -25,7 +25,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from memlib.offline.rules import (
+from offline_model.rules import (
     FORGET,
     PREDICATE_PHRASES,
     Statement,
@@ -37,11 +37,11 @@ from memlib.offline.rules import (
     split_sentences,
     to_third_person,
 )
-from memlib.offline.rules import (
+from offline_model.rules import (
     QUESTION as _QUESTION,
 )
-from memlib.offline.skills import Request, grading_inputs, summarize
-from memlib.offline.text import SINGLE_VALUED, embed, flatten_json, message_text
+from offline_model.skills import Request, grading_inputs, summarize
+from offline_model.text import SINGLE_VALUED, embed, flatten_json, message_text
 
 # Predicates a person can hold several values of; every other "my X is Y" holds one.
 MULTI_VALUED = ("preference", "dislike", "expertise", "project", "learning", "uses", "speaks")

@@ -5,8 +5,8 @@ result as plain `key: value` lines), `SINGLE_VALUED` (the personal facts a perso
 of: a newer statement replaces the older), `embed` (MiniLM vectors, cached) and `token_counter`
 (OpenAI-style prompt token counts).
 
-Leaves out: the extraction rules and question patterns (memlib/offline/rules.py) and anything
-that reads a whole request (memlib/offline/skills.py, memlib/offline/tools.py).
+Leaves out: the extraction rules and question patterns (offline_model/rules.py) and anything
+that reads a whole request (offline_model/skills.py, offline_model/tools.py).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from langchain_core.tools import tool
 from pydantic import BaseModel, Field, field_validator
 from typing_extensions import TypedDict
 
-from memlib.offline import OfflineChatModel
+from offline_model import OfflineChatModel
 
 MODEL = OfflineChatModel()
 INTRO = [HumanMessage("Hi, I'm Alice. I work at Acme as a data engineer and I live in Lisbon.")]
@@ -306,12 +306,12 @@ def test_tool_call_ids_unique_within_a_reply_and_stable_across_instances():
 def test_tool_call_ids_stable_across_processes():
     code = (
         "from langchain_core.messages import HumanMessage\n"
-        "from memlib.offline import OfflineChatModel\n"
-        "from tests.test_offline_tools import manage_memory, INTRO\n"
+        "from offline_model import OfflineChatModel\n"
+        "from offline_model.tests.test_offline_tools import manage_memory, INTRO\n"
         "print([c['id'] for c in OfflineChatModel().bind_tools([manage_memory]).invoke(INTRO).tool_calls])"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345", "OMP_NUM_THREADS": "1"}
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root
     )

