@@ -25,11 +25,11 @@ _EXPORTS = {
         "SummaryBuffer",
         "TokenTrimBuffer",
         "load_conversation",
+        "check_prompt_messages",
         "tool_pairs_intact",
         "transcript",
         "trim_to_budget",
         "turns",
-        "validate_messages",
     ],
     "corpus": ["CorpusIndex", "drop_superseded", "load_corpus"],
     "scratchpad": [
@@ -74,7 +74,6 @@ _EXPORTS = {
     "shared_memory": [
         "Grant",
         "ScopedStore",
-        "check_namespace",
         "provenance",
         "put_version",
         "versions",
@@ -99,7 +98,6 @@ _EXPORTS = {
         "check_after_seconds",
         "is_explicit_request",
         "make_load_memory_node",
-        "memory_text",
         "settle",
     ],
     "rotation": [

@@ -6,7 +6,7 @@ from `BufferBase`; a buffer overrides `_select` to say which suffix of the histo
 messages), `TokenTrimBuffer` (the most recent turns that fit a budget of real tiktoken counts:
 langchain_core's `trim_messages` cut with its pitfalls fixed) and `SummaryBuffer` (recent turns
 verbatim within a token budget, older ones folded into a running summary written by the chat
-model). Also the pure functions behind them: `validate_messages`, `tool_pairs_intact`,
+model). Also the pure functions behind them: `check_prompt_messages`, `tool_pairs_intact`,
 `turn_starts`, `trim_to_budget`, and `load_conversation` for the JSONL fixtures in
 data/conversations/. The buffers and trim_to_budget (with their helpers) are written in notebook
 01's cells (`# @save memlib.buffers`); this is their copy. With a TokenCounter, trim_to_budget
@@ -110,8 +110,10 @@ def _advance(message, pending: frozenset, where: str) -> frozenset:
     raise ValueError(f"{where}: unsupported message type {type(message).__name__}")
 
 
-def validate_messages(messages: Sequence[BaseMessage], start: int = 0) -> frozenset:
-    """Raise ValueError on a malformed history; return the tool-call ids still awaiting results.
+def check_prompt_messages(messages: Sequence[BaseMessage], start: int = 0) -> frozenset:
+    """Raise ValueError on a prompt-shaped history a provider would reject; return the tool-call
+    ids still awaiting results. (`memlib.rotation.check_tool_pairs`, notebook 06, checks a stored
+    state instead: every message with an id, no SystemMessage.)
 
     The first message may be a SystemMessage. With `start`, only the system prompt and
     messages[start:] are checked (start should be where a turn begins): how trim_to_budget checks
@@ -132,10 +134,10 @@ def validate_messages(messages: Sequence[BaseMessage], start: int = 0) -> frozen
 
 
 def tool_pairs_intact(messages: Sequence[BaseMessage]) -> bool:
-    """True when every ToolMessage follows the AI message that called it, with nothing between."""
+    """check_prompt_messages as a bool: every ToolMessage follows the AI message that called it."""
     messages = check_messages(messages)
     try:
-        validate_messages(messages)
+        check_prompt_messages(messages)
     except ValueError:
         return False
     return True
@@ -168,7 +170,7 @@ def _system_prompt(text) -> SystemMessage:
 
 def message_list(messages) -> list:
     """A list from a sequence or iterable of messages; a bare string is refused (each character
-    would become a 'message'). The messages themselves are checked by validate_messages."""
+    would become a 'message'). The messages themselves are checked by check_prompt_messages."""
     if isinstance(messages, str | bytes | dict) or not isinstance(messages, Iterable):
         raise TypeError(
             f"messages must be a list of langchain messages, got {type(messages).__name__}: "
@@ -241,7 +243,7 @@ def _check_kept(kept, head, rest, latest, max_tokens: int, counter: TokenCounter
 def _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter) -> list:
     """The cut made by trim_messages, for a counter that only counts whole lists. Its binary
     search counts the whole history about log2(len) times, so this costs more every turn."""
-    validate_messages(messages)
+    check_prompt_messages(messages)
     # trim_messages subtracts counter([system]) from the budget and then counts the rest as a
     # separate list, so a per-list overhead is charged twice; give that back.
     slack = _list_overhead(counter, head[0]) if head else 0
@@ -296,12 +298,12 @@ def trim_to_budget(
     if not isinstance(counter, TokenCounter):
         return _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter)
     if latest is None:  # no human turn at all: nothing after the system prompt can be kept
-        validate_messages(messages)
+        check_prompt_messages(messages)
         return head
     room = max_tokens - (counter(head) if head else TOKENS_PER_REPLY)
     start = _walk_back(rest, room, counter)
     cut = next(i for i in range(start, latest + 1) if isinstance(rest[i], HumanMessage))
-    validate_messages(messages, start=len(head) + cut)  # only the kept part is read
+    check_prompt_messages(messages, start=len(head) + cut)  # only the kept part is read
     return [*head, *rest[cut:]]
 
 
@@ -645,5 +647,5 @@ def load_conversation(name: str | Path) -> list[BaseMessage]:
             raise ValueError(f"{where}: not JSON ({exc.msg})") from None
         row.setdefault("id", f"{path.stem}-{lineno}")
         messages.append(_row_to_message(row, where))
-    validate_messages(messages)
+    check_prompt_messages(messages)
     return messages

@@ -97,8 +97,9 @@ def user_of(namespace: Sequence[str]) -> str | None:
 
 
 def check_namespace(namespace: Any, name: str = "namespace") -> tuple[str, ...]:
-    """A store namespace: a non-empty tuple or list of non-empty strings without '.' (a bare
-    string is refused: tuple("ns") would silently become ("n", "s"))."""
+    """A store namespace: a non-empty tuple or list of non-blank strings without '.' or NUL, not
+    under LangGraph's reserved root 'langgraph' (a bare string is refused: tuple("ns") would
+    silently become ("n", "s"))."""
     if isinstance(namespace, str) or not isinstance(namespace, Sequence):
         raise TypeError(
             f"{name} must be a tuple of strings such as ('users', 'ana'), got "
@@ -107,11 +108,13 @@ def check_namespace(namespace: Any, name: str = "namespace") -> tuple[str, ...]:
     if not namespace:
         raise ValueError(f"{name} must have at least one label, got {_shown(namespace)}")
     for label in namespace:
-        if not isinstance(label, str) or not label or "." in label:
+        if not isinstance(label, str) or not label.strip() or "." in label or "\x00" in label:
             raise ValueError(
-                f"{name} labels must be non-empty strings without '.', got {label!r} in "
+                f"{name} labels must be non-empty strings without '.' or NUL, got {label!r} in "
                 f"{_shown(namespace)}"
             )
+    if namespace[0] == "langgraph":
+        raise ValueError(f"{name} {tuple(namespace)!r}: the root label 'langgraph' is reserved")
     return tuple(namespace)
 
 

@@ -79,6 +79,11 @@ def fact_text(value: Any) -> str:
     """One line of text for a fact, whatever shape it is stored in. Introduced in notebooks/04_semantic_memory.ipynb."""
     if hasattr(value, "value") and hasattr(value, "namespace"):  # a store Item
         value = value.value
+    if not isinstance(value, str | Mapping | BaseModel):
+        raise TypeError(
+            f"fact_text takes a store Item, a dict, a model or a str, got "
+            f"{type(value).__name__}: {value!r}"
+        )
     c = _content(value)
     if isinstance(c, str):
         text = c

@@ -5,7 +5,7 @@ check on one namespace / on a batch of store operations, written in notebook 05'
 `ScopedStore` (a `BaseStore` that wraps any store for one agent: it refuses, with a
 `PermissionError` naming the agent and the namespace, every operation outside that agent's
 grants, and stamps every value it writes with provenance), `provenance` (read those fields back), `put_version` / `versions` (versioned keys, an alternative
-to last-writer-wins), `check_namespace`, and loaders for the fixtures in data/shared_memory/.
+to last-writer-wins), and loaders for the fixtures in data/shared_memory/.
 
 Provenance lives in top-level fields of the stored value, so every store can filter on them
 (`filter={"written_by": "reviewer"}`; nested keys are not filterable in InMemoryStore):
@@ -31,7 +31,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from langgraph.store.base import (
     BaseStore,
@@ -45,24 +44,12 @@ from langgraph.store.base import (
 )
 
 from memlib import checks
+from memlib.checks import check_namespace
 from memlib.fixtures import DATA_DIR, read_jsonl
 
 SHARED_DIR = DATA_DIR / "shared_memory"
 PROVENANCE_FIELDS = ("written_by", "written_at", "source_thread", "revision", "previous_writer")
 _LIST_ALL = 1_000_000  # list_namespaces is filtered after the wrapped store answers
-
-
-def check_namespace(namespace: Any, what: str = "namespace") -> tuple[str, ...]:
-    """A valid store namespace as a tuple, or ValueError / TypeError naming the bad label. Introduced in notebooks/05_cross_agent_memory.ipynb."""
-    labels = checks.check_namespace(namespace, what)
-    for label in labels:
-        if not label.strip() or "\x00" in label:
-            raise ValueError(
-                f"{what} labels must be non-empty strings without NUL, got {label!r} in {labels!r}"
-            )
-    if labels[0] == "langgraph":
-        raise ValueError(f"{what} {labels!r}: the root label 'langgraph' is reserved")
-    return labels
 
 
 @dataclass(frozen=True)
@@ -281,7 +268,7 @@ def put_version(store: BaseStore, namespace: tuple[str, ...], key: str, value: d
 MEMORY_KINDS = ("user", "shared", "private")
 
 
-def load_memories(path: str | Path | None = None) -> list[dict]:
+def load_shared_memories(path: str | Path | None = None) -> list[dict]:
     """The planted memories of two orgs, four users and three agents (data/shared_memory/memories.jsonl). Introduced in notebooks/05_cross_agent_memory.ipynb."""
     path = Path(path) if path is not None else SHARED_DIR / "memories.jsonl"
     rows = read_jsonl(path)
@@ -305,7 +292,7 @@ def load_memory_queries(
     """Questions an agent asks for a user, with the planted memory that answers each. Introduced in notebooks/05_cross_agent_memory.ipynb."""
     path = Path(path) if path is not None else SHARED_DIR / "queries.jsonl"
     rows = read_jsonl(path)
-    ids = {m["id"] for m in (memories if memories is not None else load_memories())}
+    ids = {m["id"] for m in (memories if memories is not None else load_shared_memories())}
     for r in rows:
         where = f"{path.name}: query {r.get('id')!r}"
         for field in ("id", "agent", "user_id", "org", "query"):

@@ -3,7 +3,8 @@
 Provides the small pieces around LangMem's `create_manage_memory_tool`,
 `create_memory_store_manager` and `ReflectionExecutor` that notebook 07 needs:
 `ModelCallCounter` (a callback handler counting chat-model calls and prompt tokens),
-`memory_text` (the sentence inside an item, whichever writer stored it), `make_load_memory_node`
+`make_load_memory_node` (with notebook 04's `fact_text`, the sentence inside an item whichever
+writer stored it)
 (a LangGraph node that searches the store for the question and keeps the top k),
 `is_explicit_request` ("remember that ..."), `settle` (wait on reflection futures and count
 how many ran, were debounced away or failed), `BlendedWriter` (explicit requests to a hot-path
@@ -18,7 +19,6 @@ run it cannot cancel).
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 import time
@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
-from langgraph.store.base import Item
 
-from memlib.checks import check_int, check_namespace, check_number, check_user_id
+from memlib.checks import check_int, check_namespace, check_number, check_user_id, namespace_for
 from memlib.fixtures import DATA_DIR, read_jsonl
+from memlib.semantic import fact_text
 
 DATA = DATA_DIR / "writers"
 
@@ -75,32 +75,16 @@ class ModelCallCounter(BaseCallbackHandler):
             return self.calls, self.prompt_tokens
 
 
-def memory_text(value: Any) -> str:
-    """The sentence a memory item holds: manage_memory's {"content": str} or a store manager's {"kind", "content": {"content": str}}."""
-    if isinstance(value, Item):
-        value = value.value
-    if isinstance(value, dict) and "content" in value:
-        return memory_text(value["content"])
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return json.dumps(value, sort_keys=True, default=str)
-    raise TypeError(
-        f"memory_text takes a store Item, a dict or a str, got {type(value).__name__}: {value!r}"
-    )
-
-
 def make_load_memory_node(namespace: Sequence[str], k: int = 3):
     """A node that searches `namespace` (with "{user_id}" filled from config) for the last user message. Introduced in notebooks/07_background_vs_hot_path.ipynb."""
     template = check_namespace(namespace)
     check_int(k, "k", minimum=1)
 
     def load_memory(state, config, *, store):
-        user_id = check_user_id(config.get("configurable", {}).get("user_id"))
-        ns = tuple(part.replace("{user_id}", user_id) for part in template)
+        ns = namespace_for(template, config.get("configurable", {}).get("user_id"))
         question = state["messages"][-1].content
         hits = store.search(ns, query=question, limit=k)
-        return {"memories": [memory_text(hit) for hit in hits]}
+        return {"memories": [fact_text(hit) for hit in hits]}
 
     return load_memory
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from memlib.buffers import tool_pairs_intact, validate_messages
+from memlib.buffers import check_prompt_messages, tool_pairs_intact
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def test_conversation_repeats_the_fixture_with_fresh_ids(tokens):
     system, chat = tokens.conversation(450)  # more than the fixture's 200 turns
     assert isinstance(system, SystemMessage) and len(chat) == 450
     flat = [system, *(m for turn in chat for m in turn)]
-    validate_messages(flat)  # tool-call ids stay paired across repetitions
+    check_prompt_messages(flat)  # tool-call ids stay paired across repetitions
     ids = [m.id for m in flat[1:]]
     assert len(set(ids)) == len(ids), "a repeated message kept its id"
     assert chat[0][0].content == chat[200][0].content and chat[0][0].id != chat[200][0].id

@@ -16,13 +16,13 @@ from memlib.buffers import (
     SlidingWindowBuffer,
     SummaryBuffer,
     TokenTrimBuffer,
+    check_prompt_messages,
     load_conversation,
     tool_pairs_intact,
     transcript,
     trim_to_budget,
     turn_starts,
     turns,
-    validate_messages,
 )
 from memlib.tokens import TokenCounter
 
@@ -113,13 +113,13 @@ def test_ai_tool_call_may_have_empty_content_but_its_results_must_follow():
 def test_tool_message_after_an_unrelated_turn_is_orphan():
     msgs = [SystemMessage(SYSTEM), *tool_turn(1), HumanMessage("again")]
     with pytest.raises(ValueError, match="orphan ToolMessage: tool_call_id 'call_1'"):
-        validate_messages([*msgs, ToolMessage("late", tool_call_id="call_1")])
+        check_prompt_messages([*msgs, ToolMessage("late", tool_call_id="call_1")])
 
 
 def test_duplicate_or_missing_tool_call_ids_rejected():
     dup = AIMessage("", tool_calls=[call(1), call(1)])
     with pytest.raises(ValueError, match="unique non-empty ids"):
-        validate_messages([HumanMessage("q"), dup])
+        check_prompt_messages([HumanMessage("q"), dup])
 
 
 @pytest.mark.parametrize("prompt", ["", "  ", 7])
@@ -521,13 +521,13 @@ def test_bad_input_turns():
         turns([None])
 
 
-def test_bad_input_validate_messages():
+def test_bad_input_check_prompt_messages():
     with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'abc'"):
-        validate_messages("abc")
+        check_prompt_messages("abc")
     with pytest.raises(TypeError, match="message 1: expected a langchain message, got int 7"):
-        validate_messages([HumanMessage("a"), 7])
+        check_prompt_messages([HumanMessage("a"), 7])
     with pytest.raises(ValueError, match="message 0.*empty or whitespace"):
-        validate_messages([HumanMessage(" ")])
+        check_prompt_messages([HumanMessage(" ")])
 
 
 # --- trim_to_budget walks back from the end: same cut as trim_messages, cost of what it keeps ---
@@ -629,13 +629,13 @@ def test_trim_to_budget_never_reads_the_dropped_prefix():
         trim_to_budget(bad, 10_000)
 
 
-def test_validate_messages_from_a_start():
+def test_check_prompt_messages_from_a_start():
     history = [SystemMessage(SYSTEM), ToolMessage("stray", tool_call_id="x"), *tool_turn(1)]
     with pytest.raises(ValueError, match="orphan ToolMessage"):
-        validate_messages(history)
-    assert validate_messages(history, start=2) == frozenset()
+        check_prompt_messages(history)
+    assert check_prompt_messages(history, start=2) == frozenset()
     with pytest.raises(ValueError, match="message 0.*empty"):
-        validate_messages([SystemMessage(" "), *tool_turn(1)], start=1)
+        check_prompt_messages([SystemMessage(" "), *tool_turn(1)], start=1)
     for start in (-1, 7, True, "2"):
         with pytest.raises(ValueError, match=rf"start must be an integer in 0..6, got {start!r}"):
-            validate_messages(history, start=start)
+            check_prompt_messages(history, start=start)

@@ -127,9 +127,11 @@ def test_fact_text_reads_every_stored_shape():
         fact_text({"subject": "User", "predicate": "likes", "object": "tea"}) == "User likes tea."
     )
     assert fact_text(Fact(content="A.", subject="s", predicate="p", object="o")) == "A."
-    for bad in ({"kind": "Fact", "content": {}}, {"content": "  "}, 17):
+    for bad in ({"kind": "Fact", "content": {}}, {"content": "  "}):
         with pytest.raises(ValueError):
             fact_text(bad)
+    with pytest.raises(TypeError):
+        fact_text(17)
 
 
 class RemoveDoc(BaseModel):  # same name and field as trustcall's, which is local to a function
@@ -372,7 +374,7 @@ def test_bad_input_fact_item():
 
 
 def test_bad_input_fact_text():
-    with pytest.raises(ValueError, match="None"):
+    with pytest.raises(TypeError, match="None"):
         fact_text(None)
     with pytest.raises(ValueError, match="'   '"):
         fact_text({"content": "   "})
@@ -383,7 +385,7 @@ def test_bad_input_format_memory_section():
         format_memory_section("profile", [])
     with pytest.raises(TypeError, match="'User likes tea.'"):
         format_memory_section(None, "User likes tea.")
-    with pytest.raises(ValueError, match="42"):
+    with pytest.raises(TypeError, match="42"):  # a wrong kind: TypeError, as checks.py promises
         format_memory_section(None, [42])
 
 

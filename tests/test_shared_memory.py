@@ -17,15 +17,15 @@ from langgraph.store.base import GetOp, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 from typing_extensions import TypedDict
 
+from memlib.checks import check_namespace
 from memlib.embeddings import DIMS, MiniLMEmbeddings
 from memlib.faiss_store import FaissStore
 from memlib.shared_memory import (
     PROVENANCE_FIELDS,
     Grant,
     ScopedStore,
-    check_namespace,
-    load_memories,
     load_memory_queries,
+    load_shared_memories,
     load_sources,
     provenance,
     put_version,
@@ -338,7 +338,7 @@ def test_views_only_change_granted_namespaces(grants, ops):
 
 
 def test_fixtures_load_and_are_consistent():
-    memories = load_memories()
+    memories = load_shared_memories()
     queries = load_memory_queries(memories=memories)
     assert len(memories) == 26 and len(queries) == 14
     by_id = {m["id"]: m for m in memories}
@@ -355,17 +355,17 @@ def test_fixtures_load_and_are_consistent():
 
 
 def test_bad_fixtures_raise_naming_the_row(tmp_path):
-    good = load_memories()[0]
+    good = load_shared_memories()[0]
     path = tmp_path / "m.jsonl"
     path.write_text(json.dumps({**good, "kind": "global"}) + "\n")
     with pytest.raises(ValueError, match="kind must be one of"):
-        load_memories(path)
+        load_shared_memories(path)
     path.write_text(json.dumps(good) + "\n" + json.dumps(good) + "\n")
     with pytest.raises(ValueError, match="duplicate memory id"):
-        load_memories(path)
+        load_shared_memories(path)
     path.write_text("{not json\n")
     with pytest.raises(ValueError, match=r"\.jsonl:1: not JSON"):
-        load_memories(path)
+        load_shared_memories(path)
     q = tmp_path / "q.jsonl"
     q.write_text(
         json.dumps(

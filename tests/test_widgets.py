@@ -104,7 +104,9 @@ def test_chat_panel_answers_as_the_chosen_user(agent):
     assert "Oslo" in panel.reply.value and "Lisbon" not in panel.read.value
     assert panel.thread_id() == "chat-ben"
     # one thread per user: ana's thread holds her exchange only
-    ana = agent.get_state({"configurable": {"user_id": "ana", "thread_id": "chat-ana"}}).values["messages"]
+    ana = agent.get_state({"configurable": {"user_id": "ana", "thread_id": "chat-ana"}}).values[
+        "messages"
+    ]
     assert len(ana) == 2
 
 
@@ -113,7 +115,9 @@ def test_chat_panel_empty_message_sends_nothing(agent):
     panel.message.value = "   "
     panel.send.click()
     assert panel.last_state is None and "type a message" in panel.status.value
-    assert agent.get_state({"configurable": {"user_id": "ana", "thread_id": "chat-ana"}}).values == {}
+    assert (
+        agent.get_state({"configurable": {"user_id": "ana", "thread_id": "chat-ana"}}).values == {}
+    )
 
 
 def test_bad_input_ChatPanel(agent):

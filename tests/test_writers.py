@@ -1,4 +1,4 @@
-"""Memory writers: validators, the model-call counter on the real offline model, memory_text on
+"""Memory writers: validators, the model-call counter on the real offline model, fact_text on
 both item shapes, the load_memory node in a real graph over a real indexed store, settle on real
 ReflectionExecutor futures (debounce), BlendedWriter routing with a real hot-path agent and a real
 background manager, and the fixture."""
@@ -20,6 +20,7 @@ from langgraph.store.memory import InMemoryStore
 from langmem import ReflectionExecutor, create_manage_memory_tool, create_memory_store_manager
 
 from memlib.embeddings import DIMS, MiniLMEmbeddings
+from memlib.semantic import fact_text
 from memlib.writers import (
     BlendedWriter,
     ModelCallCounter,
@@ -29,7 +30,6 @@ from memlib.writers import (
     load_recall_questions,
     load_sessions,
     make_load_memory_node,
-    memory_text,
     settle,
 )
 from offline_model import OfflineChatModel
@@ -43,7 +43,7 @@ def new_store():
 
 
 def texts(store, namespace):
-    return sorted(memory_text(item) for item in store.search(namespace, limit=50))
+    return sorted(fact_text(item) for item in store.search(namespace, limit=50))
 
 
 # validators
@@ -119,16 +119,17 @@ def test_is_explicit_request_rejects_non_strings():
         is_explicit_request(None)
 
 
-# memory_text
+# fact_text (04) reads what either writer of 07 stored
 
 
-def test_memory_text_reads_both_shapes_and_items():
+def test_fact_text_reads_both_writers_shapes_and_items():
     store = new_store()
-    store.put(("m",), "a", {"content": "User lives in Porto."})
+    store.put(("m",), "a", {"content": "User lives in Porto."})  # manage_memory's tool
     store.put(("m",), "b", {"kind": "Memory", "content": {"content": "User likes Rust."}})
-    assert memory_text(store.get(("m",), "a")) == "User lives in Porto."
-    assert memory_text(store.get(("m",), "b")) == "User likes Rust."
-    assert memory_text({"other": 1}) == '{"other": 1}'
+    assert fact_text(store.get(("m",), "a")) == "User lives in Porto."
+    assert fact_text(store.get(("m",), "b")) == "User likes Rust."
+    with pytest.raises(ValueError, match="other"):
+        fact_text({"other": 1})
 
 
 # ModelCallCounter on the real offline model
@@ -330,11 +331,11 @@ def test_bad_input_make_load_memory_node():
         make_load_memory_node(("memories", "{user_id}"), k="3")
 
 
-def test_bad_input_memory_text():
+def test_bad_input_fact_text():
     with pytest.raises(TypeError, match="NoneType: None"):
-        memory_text(None)  # was the string "null"
-    with pytest.raises(TypeError, match="int: 3"):
-        memory_text({"content": 3})
+        fact_text(None)
+    with pytest.raises(ValueError, match="3"):
+        fact_text({"content": 3})
 
 
 def test_bad_input_settle():

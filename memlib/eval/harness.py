@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from memlib.eval.dataset import validate_case
-from memlib.eval.metrics import grade, recall_at_k, summarize
+from memlib.eval.metrics import evidence_recall_at_k, grade, summarize
 from memlib.eval.strategies import STRATEGIES, Strategy
 from memlib.eval.trace import Trace, TracedStore
 from memlib.tenancy import forget_user
@@ -41,11 +41,6 @@ def default_store():
     from langgraph.store.memory import InMemoryStore
 
     return InMemoryStore(index=index_config())
-
-
-def forget_case(store, user_id: str) -> int:
-    """Delete every item of the case's user (memlib.tenancy's exact forget; no threads kept)."""
-    return forget_user(store, None, user_id)["items"]
 
 
 @dataclass
@@ -191,7 +186,7 @@ def evaluate(
                     }
                     if run.retrieved is not None:
                         row["retrieved"] = list(run.retrieved)
-                        row["recall"] = recall_at_k(
+                        row["recall"] = evidence_recall_at_k(
                             _sessions_of(trace, run.retrieved, case["id"]), q["evidence"]
                         )
                     rows.append(row)
@@ -199,7 +194,7 @@ def evaluate(
             finally:
                 run.close()
                 if store_factory is not None:  # a shared, maybe persistent store: leave it clean
-                    forget_case(store.store, case["user_id"])
+                    forget_user(store.store, None, case["user_id"])  # 09's exact forget
     finally:
         bar.close()
     ingest = {

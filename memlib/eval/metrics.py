@@ -64,7 +64,9 @@ def grade(question: dict, reply: str) -> dict:
     return {"correct": correct, "stale": stale, "abstained": abstained}
 
 
-def recall_at_k(retrieved_sessions: Sequence[str], evidence: Sequence[str]) -> float | None:
+def evidence_recall_at_k(
+    retrieved_sessions: Sequence[str], evidence: Sequence[str]
+) -> float | None:
     """Share of the evidence's sessions that the retrieved memories came from (None: no evidence)."""
     wanted = {e.split("-t")[0] for e in evidence}
     if not wanted:

@@ -73,7 +73,7 @@ OPENAI_DIFFERENCES: dict[str, str] = {}
 # `authorize`, saved to memlib.shared_memory) and the three agents' nodes, run against
 # ScopedStore views of one store; the reviewer grades with structured output.
 TECHNIQUE = {
-    "defines": ["permits", "authorize", "research", "write", "review", "build"],
+    "defines": ["permits", "authorize", "research", "write", "review_draft", "build"],
     "calls": [
         "authorize",
         "ScopedStore",

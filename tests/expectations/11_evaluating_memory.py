@@ -40,7 +40,9 @@ EXPECT = {
     "summary_tokens_per_question": ("between", 150, 330),
     "episodic_tokens_per_question": ("between", 200, 450),
     "semantic_tokens_per_question": ("between", 50, 130),
-    "agent_tokens_per_question": ("between", 50, 130),
+    # 262 since 09's agent renders memories as quoted data with their namespace and time (about
+    # 100 as plain lines): provenance costs prompt tokens
+    "agent_tokens_per_question": ("between", 200, 330),
     "oldest_tokens_per_question": ("between", 190, 230),
     "semantic_recall_at_k": ("between", 0.8, 1.0),
     "semantic_calls_per_turn": ("between", 0.3, 0.5),  # one extraction per session of 3 turns
