@@ -13,13 +13,14 @@ export OPENBLAS_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export PYDEVD_DISABLE_FILE_VALIDATION = 1
 
-.PHONY: help setup dev run test unit notebooks lab lint format bench book clean upgrade
+.PHONY: help setup dev run test unit notebooks lab lint format sync bench book clean upgrade
 
 help:
 	@echo "make run     execute every notebook into build/notebooks/ (+ records.json)"
 	@echo "make test    unit tests, then every notebook, asserting on recorded figures"
 	@echo "make lab     open JupyterLab on the memlib kernel"
 	@echo "make book    the executed notebooks as a static site: build/book/index.html"
+	@echo "make sync    copy the notebooks' saved cells (# @save memlib.<module>) into memlib"
 	@echo "make lint | format | bench | clean"
 	@echo "make upgrade refresh requirements/ to the newest versions pyproject.toml allows"
 
@@ -77,6 +78,12 @@ format: $(DEV_STAMP)
 	$(VENV)/bin/ruff format $(RUFF_PATHS)
 	$(VENV)/bin/ruff check --fix $(RUFF_PATHS)
 	$(PY) scripts/notebooks_clean.py
+
+# The notebooks are the source of memlib's saved code (cells marked `# @save memlib.<module>`):
+# copy them into memlib after editing such a cell. tests/test_notebook_code.py checks it.
+sync:
+	$(PYTHON) scripts/sync_saved.py
+	@if [ -x $(VENV)/bin/ruff ]; then $(VENV)/bin/ruff format --quiet memlib; fi
 
 # Every benchmarks/*.py (each prints its table and writes benchmarks/results/<name>.json) and the
 # offline model's offline_model/benchmarks/*.py (writing offline_model/benchmarks/results/), timed,

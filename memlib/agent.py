@@ -34,8 +34,9 @@ from memlib.tenancy import UserBoundSaver
 from memlib.writers import BlendedWriter
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [7]: edit it there, then `make sync`.
 class AgentState(SummaryState):
-    """Messages and summary (06) plus what this turn read and wrote. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """Messages and summary (06) plus what this turn read and wrote."""
 
     memory: str  # the system prompt this turn: instructions, profile, facts, examples
     read: list[dict]  # the memories loaded: namespace, text, score
@@ -43,11 +44,13 @@ class AgentState(SummaryState):
     route: str  # "hot" or "background"
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [8]: edit it there, then `make sync`.
 _LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [8]: edit it there, then `make sync`.
 def memory_as_data(profile, facts) -> str:
-    """Memories as quoted data: each value a JSON string, each fact with where and when it was stored. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """Memories as quoted data: each value a JSON string, each fact with where and when it was stored."""
 
     def quote(value) -> str:  # JSON escapes quotes and newlines; also the other line breaks
         text = json.dumps(value, ensure_ascii=False)
@@ -76,8 +79,9 @@ def memory_as_data(profile, facts) -> str:
     return head + "\n" + "\n".join(sections)
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [9]: edit it there, then `make sync`.
 def load_memory_node(agent: str, k: int = 3, episodes_k: int = 1, render=memory_as_data):
-    """A node loading the active prompt (08), profile and top-k facts (04) and episodes (03). Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """A node loading the active prompt (08), profile and top-k facts (04) and episodes (03)."""
     check_str(agent, "agent")
     check_int(k, "k", minimum=1)
     check_int(episodes_k, "episodes_k", minimum=1)
@@ -111,8 +115,9 @@ def load_memory_node(agent: str, k: int = 3, episodes_k: int = 1, render=memory_
     return load_memory
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [10]: edit it there, then `make sync`.
 def answer_node(model):
-    """A node answering from the loaded memory and the running summary (06). Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """A node answering from the loaded memory and the running summary (06)."""
 
     def answer(state: AgentState) -> dict:
         prompt = prompt_with_summary(state["messages"], state.get("summary", ""), state["memory"])
@@ -121,8 +126,9 @@ def answer_node(model):
     return answer
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [10]: edit it there, then `make sync`.
 def write_memory_node(writers: Sequence[BlendedWriter] = ()):
-    """A node handing the exchange to each BlendedWriter: hot path or debounced (07). Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """A node handing the exchange to each BlendedWriter: hot path or debounced (07)."""
     for i, writer in enumerate(writers):
         if not isinstance(writer, BlendedWriter):
             raise TypeError(f"writers[{i}] must be a BlendedWriter, got {type(writer).__name__}")
@@ -143,14 +149,16 @@ def write_memory_node(writers: Sequence[BlendedWriter] = ()):
     return write_memory
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [11]: edit it there, then `make sync`.
 def route_question(state: AgentState) -> str:
-    """'research' for a message starting with "Research:", else 'answer'. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """'research' for a message starting with "Research:", else 'answer'."""
     text = state["messages"][-1].content
     return "research" if text.lower().startswith("research:") else "answer"
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [11]: edit it there, then `make sync`.
 def research_node(research_graph):
-    """A node running notebook 02's research loop; its cited answer joins the thread. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """A node running notebook 02's research loop; its cited answer joins the thread."""
 
     def research(state: AgentState) -> dict:
         question = state["messages"][-1].content.split(":", 1)[1].strip()
@@ -160,6 +168,7 @@ def research_node(research_graph):
     return research
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [13]: edit it there, then `make sync`.
 def build_memory_agent(
     model,
     store,
@@ -174,7 +183,7 @@ def build_memory_agent(
     research=None,
     render=memory_as_data,
 ):
-    """load_memory -> answer -> write_memory -> compress? over one store and checkpointer. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """load_memory -> answer -> write_memory -> compress? over one store and checkpointer."""
     builder = StateGraph(AgentState)
     builder.add_node("load_memory", load_memory_node(agent, k, episodes_k, render))
     builder.add_node("answer", answer_node(model))

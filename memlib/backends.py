@@ -569,7 +569,7 @@ def _ttl_config(scheme: str, url: str, ttl: Any) -> dict | None:
 
 @contextlib.contextmanager
 def open_checkpointer(url: str) -> Iterator[Any]:
-    """A set-up LangGraph checkpointer for a backend URL, closed on exit. Introduced in notebooks/10_production_backends.ipynb."""
+    """A set-up LangGraph checkpointer for a backend URL, closed on exit."""
     scheme, target = parse_url(url)
     if scheme == "memory":
         from langgraph.checkpoint.memory import InMemorySaver
@@ -596,7 +596,7 @@ def open_checkpointer(url: str) -> Iterator[Any]:
 
 @contextlib.contextmanager
 def open_store(url: str, *, index: Mapping | None = None, ttl: Mapping | None = None):
-    """A set-up LangGraph store for a backend URL (vector search if index is given). Introduced in notebooks/10_production_backends.ipynb."""
+    """A set-up LangGraph store for a backend URL (vector search if index is given)."""
     scheme, target = parse_url(url)
     index = check_index(index)
     ttl = _ttl_config(scheme, url, ttl)
@@ -631,7 +631,7 @@ def open_store(url: str, *, index: Mapping | None = None, ttl: Mapping | None = 
 
 @contextlib.asynccontextmanager
 async def aopen_checkpointer(url: str) -> AsyncIterator[Any]:
-    """The async checkpointer for a backend URL (AsyncSqliteSaver, AsyncPostgresSaver, ...). Introduced in notebooks/10_production_backends.ipynb."""
+    """The async checkpointer for a backend URL (AsyncSqliteSaver, AsyncPostgresSaver, ...)."""
     scheme, target = parse_url(url)
     if scheme == "memory":
         from langgraph.checkpoint.memory import InMemorySaver
@@ -658,7 +658,7 @@ async def aopen_checkpointer(url: str) -> AsyncIterator[Any]:
 
 @contextlib.asynccontextmanager
 async def aopen_store(url: str, *, index: Mapping | None = None, ttl: Mapping | None = None):
-    """The async store for a backend URL (AsyncPostgresStore; the others serve abatch). Introduced in notebooks/10_production_backends.ipynb."""
+    """The async store for a backend URL (AsyncPostgresStore; the others serve abatch)."""
     scheme, target = parse_url(url)
     if scheme != "postgresql":
         with open_store(url, index=index, ttl=ttl) as store:
@@ -680,7 +680,7 @@ async def aopen_store(url: str, *, index: Mapping | None = None, ttl: Mapping | 
 
 @contextlib.contextmanager
 def local_postgres(directory: str | os.PathLike) -> Iterator[str]:
-    """Start PostgreSQL with pgvector in directory (pgserver), yield its URL, stop it on exit. Introduced in notebooks/10_production_backends.ipynb."""
+    """Start PostgreSQL with pgvector in directory (pgserver), yield its URL, stop it on exit."""
     if not isinstance(directory, str | os.PathLike) or not str(directory):
         raise TypeError(f"directory must be a non-empty str or path, got {directory!r}")
     with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset

@@ -118,7 +118,6 @@ def check_prompt_messages(messages: Sequence[BaseMessage], start: int = 0) -> fr
     The first message may be a SystemMessage. With `start`, only the system prompt and
     messages[start:] are checked (start should be where a turn begins): how trim_to_budget checks
     what it keeps without reading the prefix it drops.
-    Introduced in notebooks/01_conversation_buffers.ipynb.
     """
     messages = message_list(messages)
     if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(messages):
@@ -201,6 +200,7 @@ def check_budget(name: str, value, minimum: int = 1) -> int:
 # --- token-aware trimming ---------------------------------------------------------------------
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [15]: edit it there, then `make sync`.
 def _check_fits(
     head: list[BaseMessage], rest: list[BaseMessage], max_tokens: int, counter: TokenCounterFn
 ) -> int | None:
@@ -220,11 +220,13 @@ def _check_fits(
     return latest
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [16]: edit it there, then `make sync`.
 def _list_overhead(counter: TokenCounterFn, message: BaseMessage) -> int:
     """Tokens the counter adds once per list (OpenAI's reply priming), 0 for plain sums."""
     return 2 * counter([message]) - counter([message, message])
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [16]: edit it there, then `make sync`.
 def _check_kept(kept, head, rest, latest, max_tokens: int, counter: TokenCounterFn) -> None:
     """Belt and braces: kept must be the system prompt plus a suffix of rest cut at a turn start,
     within max_tokens, and not empty when rest has a turn; otherwise RuntimeError."""
@@ -240,6 +242,7 @@ def _check_kept(kept, head, rest, latest, max_tokens: int, counter: TokenCounter
         raise RuntimeError(f"trim_messages returned an unsafe selection of {len(kept)} messages")
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [17]: edit it there, then `make sync`.
 def _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter) -> list:
     """The cut made by trim_messages, for a counter that only counts whole lists. Its binary
     search counts the whole history about log2(len) times, so this costs more every turn."""
@@ -259,6 +262,7 @@ def _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter) 
     return kept
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [18]: edit it there, then `make sync`.
 def _walk_back(rest: list[BaseMessage], room: int, counter: TokenCounter) -> int:
     """Where the longest suffix of rest whose per-message counts sum to at most room starts:
     walk back from the newest message and stop at the first one that does not fit."""
@@ -271,6 +275,7 @@ def _walk_back(rest: list[BaseMessage], room: int, counter: TokenCounter) -> int
     return start
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [19]: edit it there, then `make sync`.
 def trim_to_budget(
     messages: Sequence[BaseMessage],
     max_tokens: int,
@@ -287,7 +292,6 @@ def trim_to_budget(
     turn that does not fit, so its cost follows what it keeps, not the length of the history; it
     validates the kept messages and never reads the dropped prefix. Any other counter goes
     through trim_messages itself (the whole history is validated and counted).
-    Introduced in notebooks/01_conversation_buffers.ipynb.
     """
     check_budget("max_tokens", max_tokens)
     counter = check_counter(token_counter)
@@ -361,19 +365,18 @@ class BufferBase:
         return f"{type(self).__name__}(kept={len(self._kept)}, dropped={self.dropped})"
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [6]: edit it there, then `make sync`.
 class FullBuffer(BufferBase):
-    """Keeps every message: the baseline whose prompt grows without bound.
-
-    Introduced in notebooks/01_conversation_buffers.ipynb.
-    """
+    """Keeps every message: the baseline whose prompt grows without bound."""
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [7]: edit it there, then `make sync`.
 class SlidingWindowBuffer(BufferBase):
     """System prompt pinned, plus the last `max_turns` turns or at most `max_messages` messages.
 
     A turn is a human message and everything after it up to the next one; cuts happen only at
     turn starts, so with `max_messages` a single tool-heavy turn may exceed the limit rather than
-    be split. Introduced in notebooks/01_conversation_buffers.ipynb.
+    be split.
     """
 
     def __init__(
@@ -407,12 +410,12 @@ class SlidingWindowBuffer(BufferBase):
         return candidate[cut:]
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [8]: edit it there, then `make sync`.
 class TokenTrimBuffer(BufferBase):
     """System prompt plus the most recent whole turns whose real token count fits `max_tokens`.
 
     Uses `trim_to_budget` (langchain_core's trim_messages with its pitfalls fixed). A message that
     would leave even the latest turn over budget is rejected with ValueError.
-    Introduced in notebooks/01_conversation_buffers.ipynb.
     """
 
     def __init__(
@@ -448,6 +451,7 @@ def transcript(messages: Sequence[BaseMessage]) -> str:
     return "\n".join(lines)
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [9]: edit it there, then `make sync`.
 def _check_summary_args(model, max_tokens, summary_words, keep_tokens, summary_prompt) -> int:
     """Validate SummaryBuffer's arguments; return keep_tokens (default: half of max_tokens)."""
     check_budget("max_tokens", max_tokens)
@@ -468,6 +472,7 @@ def _check_summary_args(model, max_tokens, summary_words, keep_tokens, summary_p
     return keep_tokens
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [10]: edit it there, then `make sync`.
 def summarize_messages(
     model: BaseChatModel, instructions: str, summary: str, old: Sequence[BaseMessage]
 ) -> str:
@@ -482,6 +487,7 @@ def summarize_messages(
     return text.strip()
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [11]: edit it there, then `make sync`.
 def _recent_turns(
     system: SystemMessage,
     candidate: list[BaseMessage],
@@ -501,6 +507,7 @@ def _recent_turns(
     return trim_to_budget([system, *candidate], keep_tokens, counter)[1:]
 
 
+# Saved from notebooks/01_conversation_buffers.ipynb, In [12]: edit it there, then `make sync`.
 class SummaryBuffer(BufferBase):
     """Recent turns verbatim, older turns folded into a running summary written by the model.
 
@@ -510,7 +517,7 @@ class SummaryBuffer(BufferBase):
     The summary is asked for in at most `summary_words` words and rides in the system message;
     keep the summary's tokens well under `max_tokens - keep_tokens`, or a long summary (or a
     model that overshoots the word budget) can leave the prompt over `max_tokens` with nothing
-    left to fold. Introduced in notebooks/01_conversation_buffers.ipynb.
+    left to fold.
     """
 
     def __init__(
@@ -627,7 +634,6 @@ def load_conversation(name: str | Path) -> list[BaseMessage]:
     Each line: {"role": "system"|"user"|"assistant"|"tool", "content": ..., optional
     "tool_calls": [{"name", "args", "id"}], "tool_call_id", "name", "topic" (user rows; see
     `turn_topics`)}.
-    Introduced in notebooks/01_conversation_buffers.ipynb.
     """
     if not isinstance(name, str | Path):
         raise TypeError(

@@ -75,7 +75,7 @@ def validate_corpus(documents: Iterable[dict]) -> list[dict]:
 
 
 def load_corpus(path: str | Path | None = None) -> list[dict]:
-    """Read and validate the JSONL corpus (default data/corpus/documents.jsonl). Introduced in notebooks/02_working_scratchpad.ipynb."""
+    """Read and validate the JSONL corpus (default data/corpus/documents.jsonl)."""
     if path is not None and not isinstance(path, str | Path):
         raise TypeError(
             f"path must be a str or Path to a JSONL file, got {type(path).__name__}: {path!r}"
@@ -115,7 +115,7 @@ def _normalised(vectors) -> np.ndarray:
 
 
 class CorpusIndex:
-    """Exact cosine search over corpus documents with FAISS. Introduced in notebooks/02_working_scratchpad.ipynb."""
+    """Exact cosine search over corpus documents with FAISS."""
 
     def __init__(self, documents: Sequence[dict], embeddings: Embeddings | None = None):
         import faiss

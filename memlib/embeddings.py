@@ -48,7 +48,7 @@ def _load():
 
 
 class MiniLMEmbeddings(Embeddings):
-    """all-MiniLM-L6-v2 sentence embeddings computed locally. Introduced in notebooks/01."""
+    """all-MiniLM-L6-v2 sentence embeddings computed locally."""
 
     dims = DIMS
 

@@ -120,7 +120,7 @@ def to_datetime(value: Any, name: str = "date") -> datetime:
 
 
 def extract_episode(model, messages: Sequence[Any]) -> Episode:
-    """Turn a finished conversation into an Episode with the model's structured output. Introduced in notebooks/03_episodic_recall.ipynb."""
+    """Turn a finished conversation into an Episode with the model's structured output."""
     if not callable(getattr(model, "with_structured_output", None)):
         raise TypeError(
             f"model must be a LangChain chat model with with_structured_output, got "
@@ -163,6 +163,7 @@ def as_episode(episode: Any) -> Episode:
     )
 
 
+# Saved from notebooks/03_episodic_recall.ipynb, In [9]: edit it there, then `make sync`.
 def save_episode(
     store: BaseStore,
     user_id: str,
@@ -171,7 +172,7 @@ def save_episode(
     created_at: str | datetime | float,
     key: str | None = None,
 ) -> str:
-    """Store an episode under ("episodes", user_id) with type and creation date; return its key. Introduced in notebooks/03_episodic_recall.ipynb."""
+    """Store an episode under ("episodes", user_id) with type and creation date; return its key."""
     check_store(store)
     namespace = episodes_namespace(user_id)
     fields = as_episode(episode).model_dump()
@@ -184,8 +185,9 @@ def save_episode(
     return key
 
 
+# Saved from notebooks/03_episodic_recall.ipynb, In [12]: edit it there, then `make sync`.
 def recall_filter(type: str | None = None, since: str | datetime | None = None) -> dict | None:
-    """The store filter for an episode type and/or a creation cutoff, or None for no filter. Introduced in notebooks/03_episodic_recall.ipynb."""
+    """The store filter for an episode type and/or a creation cutoff, or None for no filter."""
     conditions = {}
     if type is not None:
         conditions["type"] = check_episode_type(type)
@@ -194,6 +196,7 @@ def recall_filter(type: str | None = None, since: str | datetime | None = None) 
     return conditions or None
 
 
+# Saved from notebooks/03_episodic_recall.ipynb, In [13]: edit it there, then `make sync`.
 def recall_episodes(
     store: BaseStore,
     user_id: str,
@@ -202,7 +205,7 @@ def recall_episodes(
     type: str | None = None,
     since: str | datetime | None = None,
 ) -> list[SearchItem]:
-    """The k stored episodes of a user most similar to a task, optionally of one type or newer than since. Introduced in notebooks/03_episodic_recall.ipynb."""
+    """The k stored episodes of a user most similar to a task, optionally of one type or newer than since."""
     check_store(store)
     namespace = episodes_namespace(user_id)
     check_str(task, "task")
@@ -223,7 +226,7 @@ def _value(episode: Any) -> Mapping:
 
 
 def format_episodes_as_examples(episodes: Sequence[Any]) -> str:
-    """A system-prompt section presenting episodes as numbered worked examples ('' for none). Introduced in notebooks/03_episodic_recall.ipynb."""
+    """A system-prompt section presenting episodes as numbered worked examples ('' for none)."""
     if isinstance(episodes, (str, bytes, Mapping)) or not isinstance(episodes, Sequence):
         raise TypeError(f"episodes must be a list, got {type(episodes).__name__}: {episodes!r}")
     if not episodes:
@@ -251,7 +254,7 @@ def format_episodes_as_examples(episodes: Sequence[Any]) -> str:
 def recall_at_k(
     retrieved: Sequence[Sequence[str]], relevant: Sequence[Collection[str]], k: int
 ) -> float:
-    """Mean over queries of the share of each query's relevant ids found in its top k. Introduced in notebooks/03_episodic_recall.ipynb."""
+    """Mean over queries of the share of each query's relevant ids found in its top k."""
     check_int(k, "k", minimum=1)
     for name, value in (("retrieved", retrieved), ("relevant", relevant)):
         if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
@@ -305,7 +308,7 @@ def _owners(episodes: Any) -> dict[str, str]:
 
 
 def load_episodes(path: str | Path | None = None) -> list[dict]:
-    """The planted episodes (default data/episodes/episodes.jsonl), validated. Introduced in notebooks/03_episodic_recall.ipynb."""
+    """The planted episodes (default data/episodes/episodes.jsonl), validated."""
     path = _fixture_path(path, "episodes.jsonl")
     rows = read_jsonl(path)
     ids = [r.get("id") for r in rows]
@@ -330,7 +333,7 @@ def load_episodes(path: str | Path | None = None) -> list[dict]:
 def load_queries(
     path: str | Path | None = None, episodes: Sequence[dict] | None = None
 ) -> list[dict]:
-    """New tasks naming their relevant planted episodes (default data/episodes/queries.jsonl). Introduced in notebooks/03_episodic_recall.ipynb."""
+    """New tasks naming their relevant planted episodes (default data/episodes/queries.jsonl)."""
     path = _fixture_path(path, "queries.jsonl")
     owner = _owners(episodes if episodes is not None else load_episodes())
     rows = read_jsonl(path)
@@ -350,7 +353,7 @@ def load_queries(
 
 
 def load_conversations(path: str | Path | None = None) -> list[dict]:
-    """Finished conversations to extract episodes from (default data/episodes/conversations.jsonl). Introduced in notebooks/03_episodic_recall.ipynb."""
+    """Finished conversations to extract episodes from (default data/episodes/conversations.jsonl)."""
     path = _fixture_path(path, "conversations.jsonl")
     rows = read_jsonl(path)
     for r in rows:

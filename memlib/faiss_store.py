@@ -257,10 +257,7 @@ class _Plan:
 
 
 class FaissStore(BaseStore):
-    """A LangGraph BaseStore with FAISS vector search, saved to a directory.
-
-    Introduced in notebooks/03_episodic_recall.ipynb.
-    """
+    """A LangGraph BaseStore with FAISS vector search, saved to a directory."""
 
     supports_ttl = False
 

@@ -97,7 +97,7 @@ def _chat_openai_class(method: str | None):
 
 
 def get_chat_model(temperature: float = 0.0, **kwargs) -> BaseChatModel:
-    """The active chat model: OfflineChatModel or ChatOpenAI. Introduced in notebooks/01."""
+    """The active chat model: OfflineChatModel or ChatOpenAI."""
     check_number(temperature, "temperature")
     if llm_backend() == "openai":
         model = os.environ.get("MEMLIB_OPENAI_MODEL", DEFAULT_OPENAI_MODEL)

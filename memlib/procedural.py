@@ -79,7 +79,7 @@ class PromptVersion:
 
 
 def namespace(agent: str) -> tuple[str, str]:
-    """The store namespace holding one agent's prompts. Introduced in notebooks/08_procedural_memory.ipynb."""
+    """The store namespace holding one agent's prompts."""
     check_str(agent, "agent")
     if "." in agent:
         raise ValueError(f"agent must be a non-empty name without dots, got {agent!r}")
@@ -92,7 +92,7 @@ def version_key(version: int) -> str:
 
 
 def prompt_variables(text: str) -> set[str]:
-    """The str.format fields a prompt template uses ('{{' and '}}' are literal braces). Introduced in notebooks/08_procedural_memory.ipynb."""
+    """The str.format fields a prompt template uses ('{{' and '}}' are literal braces)."""
     return {field for field, _, _ in _fields(text)}
 
 
@@ -112,7 +112,7 @@ def _fields(text: Any) -> list[tuple[str, str, str]]:
 
 
 def check_prompt(text: str, required_variables=(), max_tokens: int = DEFAULT_MAX_TOKENS) -> int:
-    """The guardrail: ValueError unless the prompt keeps every required variable, adds none and fits max_tokens; returns its token count. Introduced in notebooks/08_procedural_memory.ipynb."""
+    """The guardrail: ValueError unless the prompt keeps every required variable, adds none and fits max_tokens; returns its token count."""
     check_str(text, "prompt")
     if isinstance(required_variables, str) or not isinstance(required_variables, Iterable):
         raise TypeError(
@@ -216,7 +216,7 @@ def _version(value: Mapping) -> PromptVersion:
 
 
 def get_version(store: BaseStore, agent: str, version: int) -> PromptVersion:
-    """One stored version, or ValueError naming an unknown version. Introduced in notebooks/08_procedural_memory.ipynb."""
+    """One stored version, or ValueError naming an unknown version."""
     check_int(version, "version", minimum=1)
     pointer = read_pointer(store, agent)
     item = store.get(namespace(agent), version_key(version))
@@ -228,13 +228,13 @@ def get_version(store: BaseStore, agent: str, version: int) -> PromptVersion:
 
 
 def list_versions(store: BaseStore, agent: str) -> list[PromptVersion]:
-    """Every version of an agent's prompt, oldest first. Introduced in notebooks/08_procedural_memory.ipynb."""
+    """Every version of an agent's prompt, oldest first."""
     latest = read_pointer(store, agent)["latest_version"]
     return [get_version(store, agent, v) for v in range(1, latest + 1)]
 
 
 def active_prompt(store: BaseStore, agent: str) -> str:
-    """The approved text the agent runs with (one store read). Introduced in notebooks/08_procedural_memory.ipynb."""
+    """The approved text the agent runs with (one store read)."""
     return read_pointer(store, agent)["text"]
 
 
@@ -248,7 +248,7 @@ def create_prompt(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     now: datetime | None = None,
 ) -> PromptVersion:
-    """Version 1 of an agent's prompt, approved and active; its variables become required unless given. Introduced in notebooks/08_procedural_memory.ipynb."""
+    """Version 1 of an agent's prompt, approved and active; its variables become required unless given."""
     check_store(store)
     ns = namespace(agent)
     check_name(author, "author")
@@ -281,6 +281,7 @@ def create_prompt(
     return v1
 
 
+# Saved from notebooks/08_procedural_memory.ipynb, In [11]: edit it there, then `make sync`.
 def propose_prompt(
     store: BaseStore,
     agent: str,
@@ -290,7 +291,7 @@ def propose_prompt(
     author: str,
     now: datetime | None = None,
 ) -> PromptVersion:
-    """Store a new pending version with its provenance, after the guardrail; the active prompt is unchanged. Introduced in notebooks/08_procedural_memory.ipynb."""
+    """Store a new pending version with its provenance, after the guardrail; the active prompt is unchanged."""
     check_str(text, "text")
     feedback = check_feedback(feedback)
     check_name(author, "author")
@@ -331,6 +332,7 @@ def review_version(store, agent, version, reviewer, now, status, note) -> Prompt
     )
 
 
+# Saved from notebooks/08_procedural_memory.ipynb, In [14]: edit it there, then `make sync`.
 def approve(
     store: BaseStore,
     agent: str,
@@ -340,7 +342,7 @@ def approve(
     note: str | None = None,
     now: datetime | None = None,
 ) -> PromptVersion:
-    """Approve a pending version and make it the active prompt. Introduced in notebooks/08_procedural_memory.ipynb."""
+    """Approve a pending version and make it the active prompt."""
     decided = review_version(store, agent, version, reviewer, now, "approved", note)
     pointer = read_pointer(store, agent)
     check_prompt(decided.text, pointer["required_variables"], pointer["max_tokens"])
@@ -355,6 +357,7 @@ def approve(
     return decided
 
 
+# Saved from notebooks/08_procedural_memory.ipynb, In [18]: edit it there, then `make sync`.
 def reject(
     store: BaseStore,
     agent: str,
@@ -364,7 +367,7 @@ def reject(
     note: str,
     now: datetime | None = None,
 ) -> PromptVersion:
-    """Reject a pending version, with the reason; the active prompt is unchanged. Introduced in notebooks/08_procedural_memory.ipynb."""
+    """Reject a pending version, with the reason; the active prompt is unchanged."""
     if not isinstance(note, str) or not note.strip():
         raise ValueError(f"a rejection needs a reason in note (a non-empty str), got {note!r}")
     decided = review_version(store, agent, version, reviewer, now, "rejected", note)
@@ -372,6 +375,7 @@ def reject(
     return decided
 
 
+# Saved from notebooks/08_procedural_memory.ipynb, In [21]: edit it there, then `make sync`.
 def rollback(
     store: BaseStore,
     agent: str,
@@ -380,7 +384,7 @@ def rollback(
     to_version: int | None = None,
     now: datetime | None = None,
 ) -> PromptVersion:
-    """Re-activate an approved version: to_version, or the one active before the current one. Introduced in notebooks/08_procedural_memory.ipynb."""
+    """Re-activate an approved version: to_version, or the one active before the current one."""
     check_name(reviewer, "reviewer")
     pointer = read_pointer(store, agent)
     if to_version is not None:
@@ -409,7 +413,7 @@ def rollback(
 
 
 def prompt_diff(old: str, new: str, old_label: str = "old", new_label: str = "new") -> str:
-    """A unified diff of two prompt texts, line by line. Introduced in notebooks/08_procedural_memory.ipynb."""
+    """A unified diff of two prompt texts, line by line."""
     check_str(old, "old", allow_empty=True)
     check_str(new, "new", allow_empty=True)
     check_str(old_label, "old_label")
@@ -421,7 +425,7 @@ def prompt_diff(old: str, new: str, old_label: str = "old", new_label: str = "ne
 
 
 def load_feedback(path: str | Path | None = None) -> list[dict]:
-    """Conversations with reviewer feedback, {id, messages, feedback}, from data/procedural/feedback.jsonl. Introduced in notebooks/08_procedural_memory.ipynb."""
+    """Conversations with reviewer feedback, {id, messages, feedback}, from data/procedural/feedback.jsonl."""
     path = Path(path) if path is not None else PROCEDURAL_DIR / "feedback.jsonl"
     rows = read_jsonl(path)
     for n, row in enumerate(rows, 1):

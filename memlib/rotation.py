@@ -63,8 +63,9 @@ SUMMARY_HEADING = "Summary of the earlier conversation:"
 DEFAULT_SUMMARY_WORDS = 120
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [4]: edit it there, then `make sync`.
 class SummaryState(TypedDict):
-    """Messages plus a running summary. Introduced in notebooks/06_summary_rotation.ipynb."""
+    """Messages plus a running summary."""
 
     messages: Annotated[list[AnyMessage], add_messages]
     summary: str
@@ -122,7 +123,7 @@ def check_tool_pairs(messages: Sequence[BaseMessage], *, request: bool = False) 
 
     By default `messages` is a stored history, which must also hold no SystemMessage and give
     every message an id; `request=True` checks a prompt about to be sent instead, where a system
-    message and messages without ids are fine. Introduced in notebooks/06_summary_rotation.ipynb.
+    message and messages without ids are fine.
     """
     if not isinstance(request, bool):
         raise TypeError(f"request must be a bool, got {request!r}")
@@ -164,13 +165,14 @@ def check_tool_pairs(messages: Sequence[BaseMessage], *, request: bool = False) 
         )
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [6]: edit it there, then `make sync`.
 def split_for_summary(
     messages: Sequence[BaseMessage], keep_last: int
 ) -> tuple[list[BaseMessage], list[BaseMessage]]:
     """Split into (to summarize, to keep): at most keep_last kept, tool-call groups never split.
 
     A tool-call group (an AI message with tool calls, then its ToolMessages) that straddles the cut
-    goes wholly into the summarized part. Introduced in notebooks/06_summary_rotation.ipynb.
+    goes wholly into the summarized part.
     """
     check_int(keep_last, "keep_last", minimum=1)
     messages = check_messages(messages)
@@ -240,11 +242,11 @@ def _reply_text(message: BaseMessage) -> str:
     return text.strip()
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [5]: edit it there, then `make sync`.
 def chat_node(
     model: BaseChatModel, *, system_prompt: str = DEFAULT_SYSTEM_PROMPT, tools: Sequence = ()
 ) -> Callable[[SummaryState], dict]:
-    """A node answering from the summary (in the system prompt) plus the active messages.
-    Introduced in notebooks/06_summary_rotation.ipynb."""
+    """A node answering from the summary (in the system prompt) plus the active messages."""
     tools = check_model(model, tools)
     check_str(system_prompt, "system_prompt")
     bound = model.bind_tools(tools) if tools else model
@@ -257,6 +259,7 @@ def chat_node(
     return chat
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [7]: edit it there, then `make sync`.
 def compress_node(
     model: BaseChatModel,
     *,
@@ -265,7 +268,7 @@ def compress_node(
     summary_words: int = DEFAULT_SUMMARY_WORDS,
 ) -> Callable[[SummaryState], dict]:
     """A node that, above `threshold` messages, summarizes all but the last `keep_last` and
-    deletes them with RemoveMessage. Introduced in notebooks/06_summary_rotation.ipynb."""
+    deletes them with RemoveMessage."""
     check_model(model)
     check_rotation_budgets(threshold, keep_last, summary_words)
 
@@ -285,9 +288,9 @@ def compress_node(
     return compress
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [8]: edit it there, then `make sync`.
 def route_after_chat(threshold: int, *, tools: bool = False) -> Callable[[SummaryState], str]:
-    """Routing after the chat node: 'tools' for pending tool calls, 'compress' above threshold.
-    Introduced in notebooks/06_summary_rotation.ipynb."""
+    """Routing after the chat node: 'tools' for pending tool calls, 'compress' above threshold."""
     check_int(threshold, "threshold", minimum=1)
     if not isinstance(tools, bool):
         raise TypeError(f"tools must be a bool (is a tool node wired?), got {tools!r}")
@@ -560,7 +563,7 @@ def format_table(
 
 
 def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "keep_latest"):
-    """Keep only the latest checkpoint of each thread (LangGraph's `prune` API, on every saver). Introduced in notebooks/06_summary_rotation.ipynb."""
+    """Keep only the latest checkpoint of each thread (LangGraph's `prune` API, on every saver)."""
     from langgraph.checkpoint.memory import InMemorySaver
 
     from memlib.backends import sqlite_scrub

@@ -47,6 +47,7 @@ CITATION = re.compile(r"\[([^\[\]\n]{1,200})\]")  # one bracket: [id] or [id1, i
 SOURCE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [6]: edit it there, then `make sync`.
 def merge_by_id(left: list[dict] | None, right: list[dict] | None) -> list[dict]:
     """Reducer: a new list, one dict per 'id'; a later dict with a known id replaces it in place."""
     merged, position = [], {}
@@ -66,6 +67,7 @@ def merge_by_id(left: list[dict] | None, right: list[dict] | None) -> list[dict]
     return merged
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [7]: edit it there, then `make sync`.
 def add_unique(left: list | None, right: list | None) -> list:
     """Reducer: a new list with right's items appended unless already present, order kept."""
     for side in (left, right):
@@ -78,8 +80,9 @@ def add_unique(left: list | None, right: list | None) -> list:
     return merged
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [8]: edit it there, then `make sync`.
 class ResearchState(TypedDict):
-    """Conversation plus scratchpad. Introduced in notebooks/02_working_scratchpad.ipynb."""
+    """Conversation plus scratchpad."""
 
     messages: Annotated[list[AnyMessage], add_messages]  # what the user sees
     current_query: str  # the search the agent runs next
@@ -91,8 +94,9 @@ class ResearchState(TypedDict):
     status: str  # new | researching | enough_evidence | out_of_iterations | exhausted | done
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [16]: edit it there, then `make sync`.
 class Grade(BaseModel):
-    """Whether one document helps answer the question. Introduced in notebooks/02_working_scratchpad.ipynb."""
+    """Whether one document helps answer the question."""
 
     relevant: bool = Field(description="true if the document helps answer the question")
     reason: str = Field(description="one short sentence saying why")
@@ -186,6 +190,7 @@ ANSWER_PROMPT = (
 )
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [16]: edit it there, then `make sync`.
 def grader_messages(question: str, doc: dict) -> list:
     """The grading prompt for one document, its [id] and title included."""
     body = f"Question: {question}\n\nDocument: [{doc['id']}] {doc['title']}. {doc['text']}"
@@ -247,6 +252,7 @@ def check_research_args(
     return model
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [17]: edit it there, then `make sync`.
 def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]:
     """(question, doc) -> (relevant, reason): a structured Grade if the model has it, else yes/no text."""
     try:
@@ -267,6 +273,7 @@ def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]
     return grade_doc
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [19]: edit it there, then `make sync`.
 def make_plan(min_evidence: int) -> Callable[[ResearchState], dict]:
     """The plan node: search the first part of the question that has too little evidence."""
 
@@ -285,6 +292,7 @@ def make_plan(min_evidence: int) -> Callable[[ResearchState], dict]:
     return plan
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [20]: edit it there, then `make sync`.
 def make_retrieve(index: CorpusIndex, k: int) -> Callable[[ResearchState], dict]:
     """The retrieve node: the top k unseen documents for current_query."""
 
@@ -301,6 +309,7 @@ def make_retrieve(index: CorpusIndex, k: int) -> Callable[[ResearchState], dict]
     return retrieve
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [21]: edit it there, then `make sync`.
 def grade_new_docs(state: ResearchState, grader: Callable) -> list[dict]:
     """Verdicts on the documents not graded yet: superseded ones by metadata, the rest by the grader."""
     query = state["current_query"]
@@ -317,6 +326,7 @@ def grade_new_docs(state: ResearchState, grader: Callable) -> list[dict]:
     return verdicts
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [22]: edit it there, then `make sync`.
 def next_status(
     state: ResearchState, verdicts: list[dict], min_evidence: int, max_iterations: int
 ) -> str:
@@ -332,6 +342,7 @@ def next_status(
     return "researching"
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [23]: edit it there, then `make sync`.
 def make_grade(grader: Callable, min_evidence: int, max_iterations: int) -> Callable:
     """The grade node: grade the new documents, count the round, set status."""
 
@@ -352,11 +363,13 @@ def make_grade(grader: Callable, min_evidence: int, max_iterations: int) -> Call
     return grade
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [22]: edit it there, then `make sync`.
 def route_after_grade(state: ResearchState) -> str:
     """The edge after grade: 'plan' while researching, else 'answer'."""
     return "plan" if state["status"] == "researching" else "answer"
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [24]: edit it there, then `make sync`.
 def make_synthesize(model: BaseChatModel) -> Callable[[ResearchState], dict]:
     """The synthesize node: a cited answer from the kept documents, the only message a run adds."""
 
@@ -375,6 +388,7 @@ def make_synthesize(model: BaseChatModel) -> Callable[[ResearchState], dict]:
     return synthesize
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [36]: edit it there, then `make sync`.
 def review(state: ResearchState) -> dict:
     """The review node: pause for a human to approve the kept evidence or drop some of it."""
     kept = [d["id"] for d in kept_docs(state)]
@@ -390,6 +404,7 @@ def review(state: ResearchState) -> dict:
     return {"graded_docs": verdicts, "reasoning_notes": [note]}
 
 
+# Saved from notebooks/02_working_scratchpad.ipynb, In [25]: edit it there, then `make sync`.
 def build_research_graph(
     index: CorpusIndex,
     model: BaseChatModel | None = None,
@@ -399,7 +414,7 @@ def build_research_graph(
     min_evidence: int = 2,
     max_iterations: int = 3,
 ) -> StateGraph:
-    """The research StateGraph, uncompiled: compile it with your checkpointer. Introduced in notebooks/02_working_scratchpad.ipynb."""
+    """The research StateGraph, uncompiled: compile it with your checkpointer."""
     model = check_research_args(index, model, human_review, k, min_evidence, max_iterations)
     graph = StateGraph(ResearchState)
     graph.add_node("plan", make_plan(min_evidence))

@@ -76,7 +76,7 @@ def _content(value: Any) -> Any:
 
 
 def fact_text(value: Any) -> str:
-    """One line of text for a fact, whatever shape it is stored in. Introduced in notebooks/04_semantic_memory.ipynb."""
+    """One line of text for a fact, whatever shape it is stored in."""
     if hasattr(value, "value") and hasattr(value, "namespace"):  # a store Item
         value = value.value
     if not isinstance(value, str | Mapping | BaseModel):
@@ -101,7 +101,7 @@ def fact_text(value: Any) -> str:
 
 
 def memory_changes(previous: Mapping[str, Any], result: Sequence[Any]) -> dict[str, list[str]]:
-    """Sort a memory manager's output into inserted, updated, deleted and unchanged ids. Introduced in notebooks/04_semantic_memory.ipynb."""
+    """Sort a memory manager's output into inserted, updated, deleted and unchanged ids."""
     if not isinstance(previous, Mapping):
         raise TypeError(
             f"previous must map id -> content, got {type(previous).__name__}: {previous!r}"
@@ -131,8 +131,9 @@ def memory_changes(previous: Mapping[str, Any], result: Sequence[Any]) -> dict[s
     return changes
 
 
+# Saved from notebooks/04_semantic_memory.ipynb, In [9]: edit it there, then `make sync`.
 def read_profile(store: BaseStore, user_id: str) -> tuple[str | None, dict | None]:
-    """The stored profile of a user as (key, fields), or (None, None). Introduced in notebooks/04_semantic_memory.ipynb."""
+    """The stored profile of a user as (key, fields), or (None, None)."""
     check_store(store)
     namespace = namespace_for(PROFILE_NAMESPACE, user_id)
     items = store.search(namespace, limit=2)  # one profile per user: a second one is a bug
@@ -144,8 +145,9 @@ def read_profile(store: BaseStore, user_id: str) -> tuple[str | None, dict | Non
     return items[0].key, dict(items[0].value["content"])
 
 
+# Saved from notebooks/04_semantic_memory.ipynb, In [12]: edit it there, then `make sync`.
 def load_memories(store: BaseStore, user_id: str, query: str, k: int = 5) -> dict:
-    """The user's profile and the k facts most relevant to query (not the whole collection). Introduced in notebooks/04_semantic_memory.ipynb."""
+    """The user's profile and the k facts most relevant to query (not the whole collection)."""
     check_str(query, "query")
     check_int(k, "k", minimum=1)
     _, profile = read_profile(store, user_id)  # checks the store and the user id
@@ -155,7 +157,7 @@ def load_memories(store: BaseStore, user_id: str, query: str, k: int = 5) -> dic
 
 
 def format_memory_section(profile: Mapping | None, facts: Sequence[Any]) -> str:
-    """The system-prompt section for a profile and some facts; empty string if there are none. Introduced in notebooks/04_semantic_memory.ipynb."""
+    """The system-prompt section for a profile and some facts; empty string if there are none."""
     if profile is not None and not isinstance(profile, Mapping):
         raise TypeError(
             f"profile must be a dict of profile fields or None, got "
@@ -180,7 +182,7 @@ def format_memory_section(profile: Mapping | None, facts: Sequence[Any]) -> str:
 
 
 def patch_profile(store, user_id: str, patch: Mapping[str, Any]) -> dict:
-    """Apply a partial update to the stored profile after validating the result; all or nothing. Introduced in notebooks/04_semantic_memory.ipynb."""
+    """Apply a partial update to the stored profile after validating the result; all or nothing."""
     check_store(store)
     check_user_id(user_id)
     if not isinstance(patch, Mapping):
@@ -209,7 +211,7 @@ def patch_profile(store, user_id: str, patch: Mapping[str, Any]) -> dict:
 
 
 def fact_item(subject: str, predicate: str, obj: str) -> dict:
-    """A Fact in the stored shape LangMem's store manager uses. Introduced in notebooks/04_semantic_memory.ipynb."""
+    """A Fact in the stored shape LangMem's store manager uses."""
     check_str(subject, "subject")
     check_str(predicate, "predicate")
     check_str(obj, "obj")
@@ -220,7 +222,7 @@ def fact_item(subject: str, predicate: str, obj: str) -> dict:
 
 
 def load_background_facts(path: str | Path | None = None) -> list[dict]:
-    """Planted background facts about the fixture user (id, subject, predicate, object). Introduced in notebooks/04_semantic_memory.ipynb."""
+    """Planted background facts about the fixture user (id, subject, predicate, object)."""
     rows = read_jsonl(Path(path) if path else DATA / "facts.jsonl")
     for row in rows:
         missing = [f for f in ("id", "subject", "predicate", "object") if not row.get(f)]
@@ -230,7 +232,7 @@ def load_background_facts(path: str | Path | None = None) -> list[dict]:
 
 
 def load_fact_questions(path: str | Path | None = None) -> list[dict]:
-    """Questions whose answer is one planted fact (question, answer, fact id). Introduced in notebooks/04_semantic_memory.ipynb."""
+    """Questions whose answer is one planted fact (question, answer, fact id)."""
     rows = read_jsonl(Path(path) if path else DATA / "questions.jsonl")
     for row in rows:
         missing = [f for f in ("question", "answer", "fact") if not row.get(f)]

@@ -54,7 +54,7 @@ _LIST_ALL = 1_000_000  # list_namespaces is filtered after the wrapped store ans
 
 @dataclass(frozen=True)
 class Grant:
-    """Read and/or write access to every namespace under `prefix`. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    """Read and/or write access to every namespace under `prefix`."""
 
     prefix: tuple[str, ...]
     read: bool = True
@@ -68,15 +68,17 @@ class Grant:
             raise ValueError(f"grant {self.prefix!r} gives neither read nor write")
 
 
+# Saved from notebooks/05_cross_agent_memory.ipynb, In [12]: edit it there, then `make sync`.
 def permits(grants: Sequence[Grant], namespace: tuple[str, ...], action: str) -> bool:
-    """True if one of `grants` lets its holder `action` ("read" or "write") `namespace`. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    """True if one of `grants` lets its holder `action` ("read" or "write") `namespace`."""
     if action not in ("read", "write"):
         raise ValueError(f"action must be 'read' or 'write', got {action!r}")
     return any(getattr(g, action) and namespace[: len(g.prefix)] == g.prefix for g in grants)
 
 
+# Saved from notebooks/05_cross_agent_memory.ipynb, In [13]: edit it there, then `make sync`.
 def authorize(agent: str, grants: Sequence[Grant], ops: Sequence[Op]) -> None:
-    """PermissionError naming the first operation of a batch that `grants` do not allow. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    """PermissionError naming the first operation of a batch that `grants` do not allow."""
     for op in ops:
         if isinstance(op, PutOp):  # put, and delete (a PutOp whose value is None)
             action, namespace = "write", check_namespace(op.namespace)
@@ -95,7 +97,7 @@ def authorize(agent: str, grants: Sequence[Grant], ops: Sequence[Op]) -> None:
 
 
 class ScopedStore(BaseStore):
-    """One agent's view of a shared store: grant-checked, provenance-stamped. Introduced in notebooks/05_cross_agent_memory.ipynb.
+    """One agent's view of a shared store: grant-checked, provenance-stamped.
 
     `grants` maps every agent name to its grants; `agent` picks the row. `thread_id`, if given,
     is stamped as `source_thread`; otherwise the thread of the running LangGraph graph is used.
@@ -229,7 +231,7 @@ class ScopedStore(BaseStore):
 
 
 def provenance(item: Item) -> dict:
-    """The provenance fields of a stored item; ValueError if it was not written through a ScopedStore. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    """The provenance fields of a stored item; ValueError if it was not written through a ScopedStore."""
     if not isinstance(item, Item):
         raise TypeError(f"expected a store Item, got {item!r}")
     missing = [f for f in PROVENANCE_FIELDS if f not in item.value]
@@ -239,7 +241,7 @@ def provenance(item: Item) -> dict:
 
 
 def versions(store: BaseStore, namespace: tuple[str, ...], key: str) -> list[Item]:
-    """Every version written by put_version for `key`, oldest first. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    """Every version written by put_version for `key`, oldest first."""
     checks.check_store(store)
     namespace = check_namespace(namespace)
     if not isinstance(key, str) or not key or "@v" in key:
@@ -253,7 +255,7 @@ def versions(store: BaseStore, namespace: tuple[str, ...], key: str) -> list[Ite
 
 
 def put_version(store: BaseStore, namespace: tuple[str, ...], key: str, value: dict) -> str:
-    """Write `value` as a new version `key@vN` instead of replacing `key`; return the new key. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    """Write `value` as a new version `key@vN` instead of replacing `key`; return the new key."""
     checks.check_store(store)
     namespace = check_namespace(namespace)
     if not isinstance(value, dict):
@@ -269,7 +271,7 @@ MEMORY_KINDS = ("user", "shared", "private")
 
 
 def load_shared_memories(path: str | Path | None = None) -> list[dict]:
-    """The planted memories of two orgs, four users and three agents (data/shared_memory/memories.jsonl). Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    """The planted memories of two orgs, four users and three agents (data/shared_memory/memories.jsonl)."""
     path = Path(path) if path is not None else SHARED_DIR / "memories.jsonl"
     rows = read_jsonl(path)
     seen = set()
@@ -289,7 +291,7 @@ def load_shared_memories(path: str | Path | None = None) -> list[dict]:
 def load_memory_queries(
     path: str | Path | None = None, memories: Sequence[dict] | None = None
 ) -> list[dict]:
-    """Questions an agent asks for a user, with the planted memory that answers each. Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    """Questions an agent asks for a user, with the planted memory that answers each."""
     path = Path(path) if path is not None else SHARED_DIR / "queries.jsonl"
     rows = read_jsonl(path)
     ids = {m["id"] for m in (memories if memories is not None else load_shared_memories())}
@@ -305,7 +307,7 @@ def load_memory_queries(
 
 
 def load_sources(path: str | Path | None = None) -> list[dict]:
-    """Source documents a researcher agent reads (data/shared_memory/sources.jsonl). Introduced in notebooks/05_cross_agent_memory.ipynb."""
+    """Source documents a researcher agent reads (data/shared_memory/sources.jsonl)."""
     path = Path(path) if path is not None else SHARED_DIR / "sources.jsonl"
     rows = read_jsonl(path)
     for r in rows:

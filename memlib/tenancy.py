@@ -29,15 +29,18 @@ from memlib.backends import sqlite_scrub
 from memlib.checks import USER_LAYOUTS, check_store, check_user_id
 from memlib.rotation import prune_history
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
 PAGE = 1000
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
 def _owned(namespace: tuple[str, ...], user_id: str) -> bool:
     return any(namespace[: len(p) + 1] == (*p, user_id) for p in USER_LAYOUTS)
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
 def user_namespaces(store, user_id: str) -> list[tuple[str, ...]]:
-    """Every namespace holding the user's items: the label after a USER_LAYOUTS prefix is theirs. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """Every namespace holding the user's items: the label after a USER_LAYOUTS prefix is theirs."""
     uid = check_user_id(user_id)
     found = []
     for layout in USER_LAYOUTS:
@@ -48,6 +51,7 @@ def user_namespaces(store, user_id: str) -> list[tuple[str, ...]]:
     return sorted(set(found))
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
 def _delete_items(store, user_id: str) -> int:
     """Delete every item in the user's position, each under its own namespace, page by page."""
     deleted = 0
@@ -63,8 +67,9 @@ def _delete_items(store, user_id: str) -> int:
     return deleted
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
 def user_threads(checkpointer, user_id: str) -> list[str]:
-    """The thread ids whose checkpoints were written with configurable user_id == user_id. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """The thread ids whose checkpoints were written with configurable user_id == user_id."""
     uid = check_user_id(user_id)
     saver = getattr(checkpointer, "saver", checkpointer)
     return sorted(
@@ -72,14 +77,16 @@ def user_threads(checkpointer, user_id: str) -> list[str]:
     )
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
 def _sqlite_connections(*objects) -> list:
     """The SQLite connections among the objects' `.conn` (a store's, a saver's)."""
     conns = [getattr(obj, "conn", None) for obj in objects]
     return [c for c in conns if type(c).__module__.split(".")[0] in ("sqlite3", "pysqlite3")]
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
 def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), threads=()) -> dict:
-    """Forget one user: pending writes, items, namespaces, threads and freed bytes. Idempotent. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """Forget one user: pending writes, items, namespaces, threads and freed bytes. Idempotent."""
     uid = check_user_id(user_id)
     check_store(store)
     # 1. Background writes first: one still pending would write the user back after the forget.
@@ -112,8 +119,9 @@ def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), th
     }
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [23]: edit it there, then `make sync`.
 def export_user(store, checkpointer, user_id: str) -> dict:
-    """Everything stored about a user as one JSON-able document: items, with their provenance and validity fields, and threads. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """Everything stored about a user as one JSON-able document: items, with their provenance and validity fields, and threads."""
     uid = check_user_id(user_id)
     items = []
     for namespace in user_namespaces(store, uid):
@@ -144,8 +152,9 @@ def export_user(store, checkpointer, user_id: str) -> dict:
     return json.loads(json.dumps(document, default=str))  # plain JSON, or an error here
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [12]: edit it there, then `make sync`.
 class UserBoundSaver(BaseCheckpointSaver):
-    """A checkpointer whose threads belong to the user who began them: a thread whose checkpoints carry another user_id is refused with PermissionError before anything is read or written. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """A checkpointer whose threads belong to the user who began them: a thread whose checkpoints carry another user_id is refused with PermissionError before anything is read or written."""
 
     def __init__(self, saver: BaseCheckpointSaver):
         if not isinstance(saver, BaseCheckpointSaver):

@@ -125,8 +125,7 @@ def _message_parts(message: BaseMessage) -> tuple[list[str], int]:
 class TokenCounter:
     """Counts chat-message tokens with tiktoken, caching each message's count by id and content.
 
-    Usable directly as `trim_messages(..., token_counter=TokenCounter())`. Introduced in
-    notebooks/01_conversation_buffers.ipynb.
+    Usable directly as `trim_messages(..., token_counter=TokenCounter())`.
     """
 
     def __init__(self, encoding: str = DEFAULT_ENCODING, cache_size: int = 65536):

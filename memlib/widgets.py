@@ -77,7 +77,7 @@ def item_provenance(item: Any) -> dict[str, Any]:
 
 
 class MemoryInspector:
-    """Browse, search and prune a LangGraph store from a notebook. Introduced in notebooks/09."""
+    """Browse, search and prune a LangGraph store from a notebook."""
 
     def __init__(self, store: Any, prefix: tuple[str, ...] = (), limit: int = 50) -> None:
         self.store = check_store(store)
@@ -234,7 +234,7 @@ class MemoryInspector:
 
 
 class ChatPanel:
-    """Chat with a memory agent as a chosen user; see what it read and wrote. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """Chat with a memory agent as a chosen user; see what it read and wrote."""
 
     def __init__(
         self, graph: Any, users: list[str], token_budget: int = 1500, thread_prefix: str = "chat"

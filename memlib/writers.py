@@ -48,7 +48,7 @@ def check_after_seconds(after_seconds: Any) -> float:
 
 
 class ModelCallCounter(BaseCallbackHandler):
-    """Counts chat-model calls and the prompt tokens they report. Introduced in notebooks/07_background_vs_hot_path.ipynb."""
+    """Counts chat-model calls and the prompt tokens they report."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -75,8 +75,9 @@ class ModelCallCounter(BaseCallbackHandler):
             return self.calls, self.prompt_tokens
 
 
+# Saved from notebooks/07_background_vs_hot_path.ipynb, In [8]: edit it there, then `make sync`.
 def make_load_memory_node(namespace: Sequence[str], k: int = 3):
-    """A node that searches `namespace` (with "{user_id}" filled from config) for the last user message. Introduced in notebooks/07_background_vs_hot_path.ipynb."""
+    """A node that searches `namespace` (with "{user_id}" filled from config) for the last user message."""
     template = check_namespace(namespace)
     check_int(k, "k", minimum=1)
 
@@ -137,7 +138,7 @@ def settle(futures: Iterable[Future], timeout: float = 60.0) -> Settled:
 
 
 class BlendedWriter:
-    """Explicit requests to a hot-path runnable now; other exchanges to a ReflectionExecutor, debounced. Introduced in notebooks/07_background_vs_hot_path.ipynb."""
+    """Explicit requests to a hot-path runnable now; other exchanges to a ReflectionExecutor, debounced."""
 
     def __init__(self, hot_path, executor, *, after_seconds: float = 1.0, is_explicit=None):
         if not callable(getattr(hot_path, "invoke", None)):
@@ -213,7 +214,7 @@ class BlendedWriter:
 
 
 def shutdown_on_exit(executor):
-    """Stop a ReflectionExecutor when the interpreter exits, even after an error. Introduced in notebooks/09_full_memory_agent.ipynb."""
+    """Stop a ReflectionExecutor when the interpreter exits, even after an error."""
     # LangMem's worker is a non-daemon thread that loops until shutdown(): after an exception
     # skips a notebook's or script's own shutdown, the process would never exit. Python joins
     # non-daemon threads before atexit handlers run; threading's own exit hook runs before that

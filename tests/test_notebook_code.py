@@ -7,7 +7,9 @@
    themselves (e.g. RemoveMessage, create_memory_store_manager).
 2. One source of truth: a cell whose first line is `# @save memlib.<module>` is library code. Each
    function or class it defines must exist in that module with the same code (AST equal,
-   docstrings included), so the notebook and memlib cannot drift apart (d2l's #@save pattern).
+   docstrings included), so the notebook and memlib cannot drift apart (d2l's #@save pattern);
+   byte for byte, under a uniform "# Saved from <notebook>, In [N]" comment, as `make sync`
+   (scripts/sync_saved.py) writes it.
 """
 
 from __future__ import annotations
@@ -16,12 +18,15 @@ import ast
 import importlib
 import inspect
 import json
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from memlib.testing import all_notebooks, load_expectations
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SAVE_MARK = "# @save "
 
@@ -109,5 +114,24 @@ def test_saved_cells_match_memlib(notebook, module_name, src):
             theirs = _node_source(getattr(module, node.name))
             assert ast.dump(node) == ast.dump(theirs), (
                 f"{notebook.name}: {node.name} differs from {module_name}.{node.name}; "
-                "the notebook cell is the source: copy it into the module"
+                "the notebook cell is the source: run `make sync` (scripts/sync_saved.py)"
             )
+
+
+def test_memlib_holds_exactly_the_saved_cells_under_their_comment():
+    """Byte for byte, with the uniform "# Saved from <notebook>, In [N]" comment above each saved
+    definition, and no definition marked as saved that no cell saves any more."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sync_saved", ROOT / "scripts" / "sync_saved.py")
+    sync = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = sync  # dataclasses look their module up there
+    spec.loader.exec_module(sync)
+    problems = []
+    for path, (text, new, stale) in sync.plan(ROOT).items():
+        problems += [
+            f"{path.name}: {name} is marked as saved but no cell saves it" for name in stale
+        ]
+        if new != text:
+            problems.append(f"{path.relative_to(ROOT)} differs from the notebooks' saved cells")
+    assert not problems, "\n".join(problems) + "\nthe notebooks are the source: run `make sync`"
