@@ -65,9 +65,7 @@ def memory_as_data(profile, facts) -> str:
         sections.append("### Facts about the user")
     for f in facts:
         where = "/".join((*f.namespace, f.key))
-        sections.append(
-            f"- {quote(fact_text(f))} ({quote(where)}, saved {f.updated_at:%Y-%m-%d %H:%M})"
-        )
+        sections.append(f"- {quote(fact_text(f))} ({quote(where)}, saved {f.updated_at:%Y-%m-%d})")
     if not sections:
         return ""
     head = (
