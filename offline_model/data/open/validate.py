@@ -24,7 +24,7 @@ ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # values that are derived by arithmetic on dated statements (durations, counts, months)
 DERIVED = re.compile(r"^(yes|no|\d+(\.\d+)?|\d+ (day|days|week|weeks|month|months|year|years|hours|minutes)"
                      r"|(january|february|march|april|may|june|july|august|september|october|november|december)( \d{4})?)$", re.I)
-FIRST_PERSON = re.compile(r"\b(I|I'm|I've|my|me|mine|we|our)\b")
+FIRST_PERSON = re.compile(r"(?<!-)\b(I|I'm|I've|my|me|mine|we|our)\b(?!-)")
 
 errors = []
 
