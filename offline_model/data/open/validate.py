@@ -22,7 +22,7 @@ MIN = {"sealed": {"convs": 320, "families": 24, "per_family": 12, "per_qtype": 6
        "dev": {"convs": 160, "families": 24, "per_family": 6, "per_qtype": 30}}
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # values that are derived by arithmetic on dated statements (durations, counts, months)
-DERIVED = re.compile(r"^(yes|no|\d+(\.\d+)?[k%]?|\d+ (day|days|week|weeks|month|months|year|years|hours|minutes)"
+DERIVED = re.compile(r"^(yes|no|\d[\d,]*(\.\d+)?[k%]?|\d+ (day|days|week|weeks|month|months|year|years|hours|minutes)"
                      r"|(january|february|march|april|may|june|july|august|september|october|november|december)( \d{4})?)$", re.I)
 FIRST_PERSON = re.compile(r"(?<!-)\b(I|I'm|I've|my|me|mine|we|our)\b(?!-)")
 
