@@ -47,8 +47,24 @@ ACKS = {
 }
 
 
+SAD = re.compile(r"passed away|died|\bdead\b|heart attack|broke (my|his|her)|broken|fall\b|had a fall|sprain|injur|laid off|redundan|stolen|failed|didn't get|broke up|divorc|separat|cancel|relapse|lost |gutted|ugh|sick|flood|mould|killing me|exhausted|terrified|nervous|devastated|overwhelmed", re.I)
+GOOD = re.compile(r"!!|passed|promoted|got the|won |engaged|married|proposed|approved|arrived|born|finished|done!|we're in|booked|hit \d|new job|accepted", re.I)
+SAD_ACKS = {
+    "sealed": ["I'm sorry to hear that.", "Oh no, that's hard.", "That sounds really tough.", "Sorry - that's rough."],
+    "dev": ["Oh, I'm sorry.", "That's a shame, sorry to hear it.", "Ugh, that sounds difficult.", "Sorry you're dealing with that."],
+}
+GOOD_ACKS = {
+    "sealed": ["Congratulations!", "That's great news!", "Brilliant, well done!", "Amazing - congrats!"],
+    "dev": ["Congrats!", "Wonderful news!", "That's fantastic!", "Yay, well done!"],
+}
+
+
 def ack(split, text):
     pool = ACKS[split]
+    if SAD.search(text):
+        pool = SAD_ACKS[split]
+    elif GOOD.search(text):
+        pool = GOOD_ACKS[split]
     h = int(hashlib.md5(text.encode()).hexdigest(), 16)
     return pool[h % len(pool)]
 
