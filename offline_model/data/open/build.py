@@ -17,13 +17,13 @@ Placeholders in m/q fields: {+N} {-N} (days from the session date, or
 asked_on for questions), {next:fri} {last:sat} (strictly after/before),
 {=label} (first ISO date among the values of a labelled memory).
 """
+
 import datetime as dt
 import glob
 import hashlib
 import json
 import os
 import re
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOW = {d: i for i, d in enumerate(["mon", "tue", "wed", "thu", "fri", "sat", "sun"])}
@@ -32,29 +32,68 @@ DOW = {d: i for i, d in enumerate(["mon", "tue", "wed", "thu", "fri", "sat", "su
 # The two splits use disjoint pools so that no sentence is shared.
 ACKS = {
     "sealed": [
-        "Thanks for letting me know.", "Got it.", "Noted, thanks.",
-        "Okay, I'll keep that in mind.", "That's good to know.",
-        "Understood.", "Thanks for sharing that.", "Sounds good.",
-        "Okay!", "Got it, thanks.", "I'll remember that.",
-        "Thanks, that helps.", "Makes sense.", "Alright.",
+        "Thanks for letting me know.",
+        "Got it.",
+        "Noted, thanks.",
+        "Okay, I'll keep that in mind.",
+        "That's good to know.",
+        "Understood.",
+        "Thanks for sharing that.",
+        "Sounds good.",
+        "Okay!",
+        "Got it, thanks.",
+        "I'll remember that.",
+        "Thanks, that helps.",
+        "Makes sense.",
+        "Alright.",
     ],
     "dev": [
-        "Okay, noted.", "Thank you for telling me.", "Right, got that.",
-        "Sure thing.", "Good to know!", "I see.", "Okay, thanks for the update.",
-        "Thanks!", "Alright, noted.", "Oh, okay.", "Fair enough.",
-        "I've got that.", "Cool, thanks.",
+        "Okay, noted.",
+        "Thank you for telling me.",
+        "Right, got that.",
+        "Sure thing.",
+        "Good to know!",
+        "I see.",
+        "Okay, thanks for the update.",
+        "Thanks!",
+        "Alright, noted.",
+        "Oh, okay.",
+        "Fair enough.",
+        "I've got that.",
+        "Cool, thanks.",
     ],
 }
 
 
-SAD = re.compile(r"passed away|died|\bdead\b|heart attack|broke (my|his|her)|broken|fall\b|had a fall|sprain|injur|laid off|redundan|stolen|failed|didn't get|broke up|divorc|separat|cancel|relapse|lost |gutted|ugh|sick|flood|mould|killing me|exhausted|terrified|nervous|devastated|overwhelmed", re.I)
-GOOD = re.compile(r"!!|passed|promoted|got the|won |engaged|married|proposed|approved|arrived|born|finished|done!|we're in|booked|hit \d|new job|accepted", re.I)
+SAD = re.compile(
+    r"passed away|died|\bdead\b|heart attack|broke (my|his|her)|broken|fall\b|had a fall|sprain|injur|laid off|redundan|stolen|failed|didn't get|broke up|divorc|separat|cancel|relapse|lost |gutted|ugh|sick|flood|mould|killing me|exhausted|terrified|nervous|devastated|overwhelmed",
+    re.I,
+)
+GOOD = re.compile(
+    r"!!|passed|promoted|got the|won |engaged|married|proposed|approved|arrived|born|finished|done!|we're in|booked|hit \d|new job|accepted",
+    re.I,
+)
 SAD_ACKS = {
-    "sealed": ["I'm sorry to hear that.", "Oh no, that's hard.", "That sounds really tough.", "Sorry - that's rough."],
-    "dev": ["Oh, I'm sorry.", "That's a shame, sorry to hear it.", "Ugh, that sounds difficult.", "Sorry you're dealing with that."],
+    "sealed": [
+        "I'm sorry to hear that.",
+        "Oh no, that's hard.",
+        "That sounds really tough.",
+        "Sorry - that's rough.",
+    ],
+    "dev": [
+        "Oh, I'm sorry.",
+        "That's a shame, sorry to hear it.",
+        "Ugh, that sounds difficult.",
+        "Sorry you're dealing with that.",
+    ],
 }
 GOOD_ACKS = {
-    "sealed": ["Congratulations!", "That's great news!", "Brilliant, well done!", "Amazing - congrats!"],
+    "sealed": [
+        "Congratulations!",
+        "That's great news!",
+        "Brilliant, well done!",
+        "Amazing - congrats!",
+    ],
     "dev": ["Congrats!", "Wonderful news!", "That's fantastic!", "Yay, well done!"],
 }
 
@@ -94,6 +133,7 @@ def resolve(s, base, labels):
                 x += dt.timedelta(days=step)
             return x.isoformat()
         raise ValueError("bad placeholder %s" % tok)
+
     return re.sub(r"\{([^{}]+)\}", rep, s)
 
 
@@ -123,8 +163,17 @@ def parse_file(path):
             elif line.startswith("SPLIT "):
                 split = line.split(None, 1)[1].strip()
             elif line.startswith("@ "):
-                conv = {"family": family, "split": split, "user": line[2:].strip(),
-                        "sessions": [], "mems": [], "nots": [], "qs": [], "labels": {}, "src": "%s:%d" % (path, n)}
+                conv = {
+                    "family": family,
+                    "split": split,
+                    "user": line[2:].strip(),
+                    "sessions": [],
+                    "mems": [],
+                    "nots": [],
+                    "qs": [],
+                    "labels": {},
+                    "src": "%s:%d" % (path, n),
+                }
                 convs.append(conv)
             elif line.startswith("> "):
                 conv["sessions"].append({"date": line[2:].strip(), "messages": []})
@@ -143,10 +192,16 @@ def parse_file(path):
                 si = len(conv["sessions"]) - 1
                 mi = len(sess["messages"]) - 1
                 base = sess["date"]
-                mem = {"session": si, "message": mi, "kind": f[0], "subject": f[1],
-                       "text": resolve(f[2], base, conv["labels"]),
-                       "values": [resolve(v, base, conv["labels"]) for v in split_list(f[3])],
-                       "modality": f[4].split()[0], "supersedes": None}
+                mem = {
+                    "session": si,
+                    "message": mi,
+                    "kind": f[0],
+                    "subject": f[1],
+                    "text": resolve(f[2], base, conv["labels"]),
+                    "values": [resolve(v, base, conv["labels"]) for v in split_list(f[3])],
+                    "modality": f[4].split()[0],
+                    "supersedes": None,
+                }
                 for extra in f[4].split()[1:] + f[5:]:
                     if extra.startswith("="):
                         conv["labels"][extra[1:]] = mem
@@ -161,20 +216,30 @@ def parse_file(path):
             elif line.startswith("x "):
                 f = [p.strip() for p in line[2:].split("|", 1)]
                 sess = conv["sessions"][-1]
-                conv["nots"].append({"session": len(conv["sessions"]) - 1,
-                                     "message": len(sess["messages"]) - 1,
-                                     "text": f[1], "why": f[0]})
+                conv["nots"].append(
+                    {
+                        "session": len(conv["sessions"]) - 1,
+                        "message": len(sess["messages"]) - 1,
+                        "text": f[1],
+                        "why": f[0],
+                    }
+                )
             elif line.startswith("q "):
                 f = [p.strip() for p in line[2:].split("|")]
                 while len(f) < 6:
                     f.append("")
                 qt, asked = f[0], f[1]
                 L = conv["labels"]
-                conv["qs"].append({"type": qt, "asked_on": asked,
-                                   "question": resolve(f[2], asked, L),
-                                   "answer_values": [resolve(v, asked, L) for v in split_list(f[3])],
-                                   "answer": resolve(f[4], asked, L),
-                                   "stale_values": [resolve(v, asked, L) for v in split_list(f[5])]})
+                conv["qs"].append(
+                    {
+                        "type": qt,
+                        "asked_on": asked,
+                        "question": resolve(f[2], asked, L),
+                        "answer_values": [resolve(v, asked, L) for v in split_list(f[3])],
+                        "answer": resolve(f[4], asked, L),
+                        "stale_values": [resolve(v, asked, L) for v in split_list(f[5])],
+                    }
+                )
             else:
                 err(n, "unrecognised line: " + line[:60])
         except SystemExit:
@@ -185,7 +250,9 @@ def parse_file(path):
     for c in convs:
         for s in c["sessions"]:
             if s["messages"] and s["messages"][-1]["role"] == "user":
-                s["messages"].append({"role": "assistant", "content": ack(c["split"], s["messages"][-1]["content"])})
+                s["messages"].append(
+                    {"role": "assistant", "content": ack(c["split"], s["messages"][-1]["content"])}
+                )
     return convs
 
 
@@ -200,9 +267,15 @@ def main():
     for split, convs in out.items():
         with open(os.path.join(HERE, split + ".jsonl"), "w", encoding="utf-8") as fh:
             for i, c in enumerate(convs, 1):
-                rec = {"id": "%s-%04d" % (split, i), "family": c["family"], "user": c["user"],
-                       "sessions": c["sessions"], "memories": c["mems"],
-                       "not_memories": c["nots"], "questions": c["qs"]}
+                rec = {
+                    "id": "%s-%04d" % (split, i),
+                    "family": c["family"],
+                    "user": c["user"],
+                    "sessions": c["sessions"],
+                    "memories": c["mems"],
+                    "not_memories": c["nots"],
+                    "questions": c["qs"],
+                }
                 fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
         print("%s: %d conversations" % (split, len(convs)))
 

@@ -4,6 +4,7 @@
 Usage: python3 validate.py [--quiet]
 Exit status 0 when every check passes, 1 otherwise.
 """
+
 import collections
 import datetime as dt
 import json
@@ -12,18 +13,46 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-KINDS = {"identity", "family", "relationship", "pet", "health", "allergy", "diet",
-         "work", "studies", "schedule", "routine", "hobby", "plan", "deadline",
-         "appointment", "place", "possession", "preference", "finance", "travel",
-         "language", "count", "sleep", "commute", "event"}
+KINDS = {
+    "identity",
+    "family",
+    "relationship",
+    "pet",
+    "health",
+    "allergy",
+    "diet",
+    "work",
+    "studies",
+    "schedule",
+    "routine",
+    "hobby",
+    "plan",
+    "deadline",
+    "appointment",
+    "place",
+    "possession",
+    "preference",
+    "finance",
+    "travel",
+    "language",
+    "count",
+    "sleep",
+    "commute",
+    "event",
+}
 MODALITIES = {"fact", "plan", "preference", "past", "negated"}
 QTYPES = ["single-session", "multi-session", "knowledge-update", "temporal", "abstention"]
-MIN = {"sealed": {"convs": 320, "families": 24, "per_family": 12, "per_qtype": 60},
-       "dev": {"convs": 160, "families": 24, "per_family": 6, "per_qtype": 30}}
+MIN = {
+    "sealed": {"convs": 320, "families": 24, "per_family": 12, "per_qtype": 60},
+    "dev": {"convs": 160, "families": 24, "per_family": 6, "per_qtype": 30},
+}
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # values that are derived by arithmetic on dated statements (durations, counts, months)
-DERIVED = re.compile(r"^(yes|no|\d[\d,]*(\.\d+)?[k%]?|\d+ (day|days|week|weeks|month|months|year|years|hours|minutes)"
-                     r"|(january|february|march|april|may|june|july|august|september|october|november|december)( \d{4})?)$", re.I)
+DERIVED = re.compile(
+    r"^(yes|no|\d[\d,]*(\.\d+)?[k%]?|\d+ (day|days|week|weeks|month|months|year|years|hours|minutes)"
+    r"|(january|february|march|april|may|june|july|august|september|october|november|december)( \d{4})?)$",
+    re.I,
+)
 FIRST_PERSON = re.compile(r"(?<!-)\b(I|I'm|I've|my|me|mine|we|our)\b(?!-)")
 
 errors = []
@@ -56,8 +85,15 @@ def is_date(s):
 
 def check_conv(c, split):
     cid = c.get("id", "?")
-    for k, t in [("id", str), ("family", str), ("user", str), ("sessions", list),
-                 ("memories", list), ("not_memories", list), ("questions", list)]:
+    for k, t in [
+        ("id", str),
+        ("family", str),
+        ("user", str),
+        ("sessions", list),
+        ("memories", list),
+        ("not_memories", list),
+        ("questions", list),
+    ]:
         if not isinstance(c.get(k), t):
             err(cid, "missing or bad field %s" % k)
             return
@@ -79,9 +115,15 @@ def check_conv(c, split):
         if not 1 <= nu <= 6:
             err(cid, "session %d has %d user messages (want 1-6)" % (si, nu))
         for m in msgs:
-            if m.get("role") not in ("user", "assistant") or not isinstance(m.get("content"), str) or not m["content"].strip():
+            if (
+                m.get("role") not in ("user", "assistant")
+                or not isinstance(m.get("content"), str)
+                or not m["content"].strip()
+            ):
                 err(cid, "session %d bad message %r" % (si, m))
-    usertext = " \n ".join(m["content"] for s in S for m in s.get("messages", []) if m.get("role") == "user").lower()
+    usertext = " \n ".join(
+        m["content"] for s in S for m in s.get("messages", []) if m.get("role") == "user"
+    ).lower()
     M = c["memories"]
     if not 3 <= len(M) <= 10:
         err(cid, "has %d memories (want 3-10)" % len(M))
@@ -114,8 +156,17 @@ def check_conv(c, split):
                 continue
             # the value must be said in this message or earlier in the
             # conversation (a pronoun may refer back to an earlier name)
-            upto = " ".join(mm["content"] for s2 in S[:m["session"]] for mm in s2["messages"] if mm["role"] == "user")
-            upto += " " + " ".join(mm["content"] for mm in S[m["session"]]["messages"][:m["message"] + 1] if mm["role"] == "user")
+            upto = " ".join(
+                mm["content"]
+                for s2 in S[: m["session"]]
+                for mm in s2["messages"]
+                if mm["role"] == "user"
+            )
+            upto += " " + " ".join(
+                mm["content"]
+                for mm in S[m["session"]]["messages"][: m["message"] + 1]
+                if mm["role"] == "user"
+            )
             if v.lower() not in upto.lower():
                 err(cid, "memory %d value %r not said by the user up to its message" % (i, v))
             if v.lower() not in t.lower():
@@ -212,13 +263,17 @@ def main():
             err(split, "only %d families (want >= %d)" % (len(fam), lim["families"]))
         for f, n in fam.items():
             if n < lim["per_family"]:
-                err(split, "family %s has %d conversations (want >= %d)" % (f, n, lim["per_family"]))
+                err(
+                    split, "family %s has %d conversations (want >= %d)" % (f, n, lim["per_family"])
+                )
         for t in QTYPES:
             if qt[t] < lim["per_qtype"]:
                 err(split, "question type %s has %d (want >= %d)" % (t, qt[t], lim["per_qtype"]))
         if not quiet:
-            print("== %s: %d conversations, %d families, %d memories (%d updates), %d not_memories, %d questions"
-                  % (split, len(rows), len(fam), sum(kinds.values()), sups, nots, sum(qt.values())))
+            print(
+                "== %s: %d conversations, %d families, %d memories (%d updates), %d not_memories, %d questions"
+                % (split, len(rows), len(fam), sum(kinds.values()), sups, nots, sum(qt.values()))
+            )
             print("  per family:   " + ", ".join("%s=%d" % kv for kv in sorted(fam.items())))
             print("  per kind:     " + ", ".join("%s=%d" % kv for kv in sorted(kinds.items())))
             print("  per modality: " + ", ".join("%s=%d" % kv for kv in sorted(mods.items())))
