@@ -56,7 +56,10 @@ The stores are LangGraph's classes, subclassed only to fix what goes wrong in us
   or operator dicts (`$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`), strings valid Unicode without
   NUL; TypeError for a wrong kind of value, ValueError for a bad one, the same on every backend
   (`faiss://` opens a FaissStore subclass running the same checks).
-- Async: an embedder without async code runs in a thread pool of its own; in the event loop's
+- Async: LangGraph's async stores merge the calls made in one tick into one batch, so one
+  caller's refused value or filter failed every call sharing it (another user's `aget`): `aput`
+  and `asearch` are checked alone before they join. An embedder without async code runs in a
+  thread pool of its own; in the event loop's
   default pool it deadlocked `ainvoke` once concurrent users outnumbered the pool's threads
   (the graph's sync nodes fill that pool, each waiting on a search that waits on an embedding).
 
@@ -90,7 +93,13 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import PutOp, SearchOp, ensure_embeddings, validate_op_namespace
+from langgraph.store.base import (
+    NOT_PROVIDED,
+    PutOp,
+    SearchOp,
+    ensure_embeddings,
+    validate_op_namespace,
+)
 
 SCHEMES = ("memory", "faiss", "sqlite", "postgresql")
 BUSY_TIMEOUT_MS = 30_000
@@ -370,6 +379,20 @@ class _CheckedStore:
             return await super().abatch(ops)
 
 
+class _CheckedAsyncStore(_CheckedStore):
+    """Mixin for LangGraph's async stores (AsyncBatchedBaseStore), which merge the calls made in
+    one tick into one batch: a call is checked alone before it joins, so one caller's bad value
+    or filter fails that caller only, not everyone whose call shared its batch."""
+
+    async def aput(self, namespace, key, value, index=None, *, ttl=NOT_PROVIDED):
+        check_ops([PutOp(tuple(namespace), key, value, index)])
+        return await super().aput(namespace, key, value, index, ttl=ttl)
+
+    async def asearch(self, namespace_prefix, /, *, query=None, filter=None, **kwargs):
+        check_ops([SearchOp(tuple(namespace_prefix), filter, query=query)])
+        return await super().asearch(namespace_prefix, query=query, filter=filter, **kwargs)
+
+
 # The in-memory store
 
 
@@ -597,7 +620,7 @@ def _sqlite_store_class():
 def _async_sqlite_store_class():
     from langgraph.store.sqlite.aio import AsyncSqliteStore
 
-    class FixedAsyncSqliteStore(_CheckedStore, _SqliteFixes, AsyncSqliteStore):
+    class FixedAsyncSqliteStore(_CheckedAsyncStore, _SqliteFixes, AsyncSqliteStore):
         """AsyncSqliteStore with the fixes of FixedSqliteStore (its SQL runs in aiosqlite's
         thread, so the event loop never waits on SQLite)."""
 
@@ -634,7 +657,11 @@ _PG_ORDER_BY_DISTANCE = re.compile(r"ORDER BY (sv\.embedding \S+ %s::\w+(?:\(\d+
 
 @functools.cache
 def _postgres_fix(base):
-    class Fixed(_CheckedStore, base):
+    from langgraph.store.base.batch import AsyncBatchedBaseStore
+
+    checked = _CheckedAsyncStore if issubclass(base, AsyncBatchedBaseStore) else _CheckedStore
+
+    class Fixed(checked, base):
         def _prepare_batch_search_queries(self, search_ops):
             queries, embedding_requests = super()._prepare_batch_search_queries(search_ops)
             per_doc = self.index_config["__estimated_num_vectors"] if self.index_config else 1
