@@ -59,9 +59,9 @@ The stores are LangGraph's classes, subclassed only to fix what goes wrong in us
 - Async: LangGraph's async stores merge the calls made in one tick into one batch, so one
   caller's refused value or filter failed every call sharing it (another user's `aget`): `aput`
   and `asearch` are checked alone before they join. An embedder without async code runs in a
-  thread pool of its own; in the event loop's
-  default pool it deadlocked `ainvoke` once concurrent users outnumbered the pool's threads
-  (the graph's sync nodes fill that pool, each waiting on a search that waits on an embedding).
+  thread pool of its own; in the event loop's default pool it deadlocked `ainvoke` once
+  concurrent users outnumbered the pool's threads (the graph's sync nodes fill that pool, each
+  waiting on a search that waits on an embedding).
 
 `store_latency(url, vectors)` times searches and puts on one table (benchmarks/backends.py and
 notebook 10 use it).
