@@ -9,7 +9,7 @@ does not change:
 |---|---|---|
 | `memory://` | `InMemorySaver` | `InMemoryStore` |
 | `faiss:///dir` | `SqliteSaver` on `dir/checkpoints.sqlite` | `FaissStore` on `dir/store`, autosaved |
-| `sqlite:///path` | `SqliteSaver` (async: `AsyncSqliteSaver`) | `SqliteStore`, vectors by sqlite-vec |
+| `sqlite:///path` | `SqliteSaver` / `AsyncSqliteSaver` | `SqliteStore` / `AsyncSqliteStore`, sqlite-vec |
 | `postgresql://...` | `PostgresSaver` / `AsyncPostgresSaver` | `PostgresStore` / `AsyncPostgresStore`, pgvector |
 
 Paths follow SQLAlchemy: `sqlite:///rel/path.db` is relative, `sqlite:////abs/path.db` absolute.
@@ -24,26 +24,31 @@ The stores are LangGraph's classes, subclassed only to fix what goes wrong in us
   are defaultdicts): a namespace now goes with its last item and reads add nothing; a batch
   putting two items with the same indexed text failed ("Number of embeddings does not match":
   texts were embedded once each, then zipped with every use of them).
-- SqliteStore: it embedded the whole JSON value, ignoring `index["fields"]` (it reads only
-  `text_fields`); expired items were still returned (`omit_expired` ignored, langgraph#8902): reads
-  now sweep expired items first; vector search truncated to `2 * limit` rows before removing
-  duplicates and applying `offset` (#8977), so later pages came back short or empty; a failed
-  batch committed its first half (now rolled back); deleted items left their vectors behind
-  (SQLite enforces `ON DELETE CASCADE` only with `PRAGMA foreign_keys=ON`); two processes could
-  fail with "database is locked" (WAL, a busy timeout and `BEGIN IMMEDIATE`); vector search
-  needs an SQLite that loads extensions, which this Python's `sqlite3` cannot, so the store runs
-  on `pysqlite3`, and so do the checkpointers (two SQLite libraries on one file in one process
-  ignore each other's locks and corrupted it); `abatch` is not implemented upstream (runs
-  `batch` in a thread here); deleted rows stayed readable in the file (`secure_delete` is on for
-  stores and checkpointers; `sqlite_scrub(conn)` truncates the write-ahead log, which still held
-  them).
+- SqliteStore and AsyncSqliteStore (the same fixes, shared): they embedded the whole JSON value,
+  ignoring `index["fields"]` (they read only `text_fields`); expired items were still returned
+  (`omit_expired` ignored, langgraph#8902): reads now sweep expired items first; vector search
+  truncated to `2 * limit` rows before removing duplicates and applying `offset` (#8977), so later
+  pages came back short or empty; a failed batch committed its first half (now rolled back);
+  deleted items left their vectors behind (SQLite enforces `ON DELETE CASCADE` only with `PRAGMA
+  foreign_keys=ON`); two processes could fail with "database is locked" (WAL, a busy timeout and
+  `BEGIN IMMEDIATE`); vector search needs an SQLite that loads extensions, which this Python's
+  `sqlite3` cannot, so the stores run on `pysqlite3`, and so do the checkpointers (two SQLite
+  libraries on one file in one process ignore each other's locks and corrupted it); deleted rows
+  stayed readable in the file (`secure_delete` is on for stores and checkpointers;
+  `sqlite_scrub(conn)` truncates the write-ahead log, which still held them). The sync store's
+  `abatch` is not implemented upstream (it runs `batch` in a thread here); `aopen_store` gives
+  the async store, whose SQL runs in aiosqlite's own thread, never on the event loop, and which
+  refuses a sync call on the loop's own thread (`InvalidStateError`), as LangGraph's does.
 - PostgresStore: the same vector search truncation before `offset`; a search inside a namespace
   walked the table-wide HNSW index and then filtered, so a user with a small share of a large
   table got fewer results than asked for (exact within a namespace now); `omit_expired` is on.
 - Both: equal scores or timestamps came back in no fixed order, so pages could overlap (ties are
   broken by namespace and key).
 - Every store: vectors are checked (right size, finite) and cast to float before anything is
-  written (psycopg refuses lists mixing int and float); put values must be JSON with valid
+  written (psycopg refuses lists mixing int and float), by wrapping the store's own calls to its
+  embedder during a batch: `store.embeddings` and `store.index_config["embed"]` stay what
+  LangGraph makes them, the caller's embedder (a function: LangGraph's `EmbeddingsLambda` of it,
+  the function in the config), not a wrapper; put values must be JSON with valid
   Unicode (a lone surrogate is refused, not stored on one backend and refused on another);
   namespace labels are checked in `batch` too, as the public `put` checks them; search filters
   are checked before they reach a backend (a list or str filter raised AttributeError on three
@@ -51,15 +56,20 @@ The stores are LangGraph's classes, subclassed only to fix what goes wrong in us
   or operator dicts (`$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`), strings valid Unicode without
   NUL; TypeError for a wrong kind of value, ValueError for a bad one, the same on every backend
   (`faiss://` opens a FaissStore subclass running the same checks).
-- Async: an embedder without async code runs in a thread pool of its own; in the event loop's
-  default pool it deadlocked `ainvoke` once concurrent users outnumbered the pool's threads
-  (the graph's sync nodes fill that pool, each waiting on a search that waits on an embedding).
+- Async: LangGraph's async stores merge the calls made in one tick into one batch, so one
+  caller's refused value or filter failed every call sharing it (another user's `aget`): `aput`
+  and `asearch` are checked alone before they join. An embedder without async code runs in a
+  thread pool of its own; in the event loop's default pool it deadlocked `ainvoke` once
+  concurrent users outnumbered the pool's threads (the graph's sync nodes fill that pool, each
+  waiting on a search that waits on an embedding).
 
 `store_latency(url, vectors)` times searches and puts on one table (benchmarks/backends.py and
 notebook 10 use it).
 
 `local_postgres(dir)` starts PostgreSQL with pgvector from the `pgserver` wheel (no system
-service), yields its URL and stops it on exit.
+service), yields its URL and stops it on exit. Its pgvector is 0.6.2: no `halfvec` (0.7+), so
+`PostgresStore`'s `index={"ann_index_config": {"vector_type": "halfvec"}}` fails there; use a
+server with pgvector >= 0.7 through `MEMLIB_POSTGRES_URL` for it.
 
 Leaves out: connection pools (pass a pool to `PostgresStore` yourself), schema changes other than
 LangGraph's own migrations (`setup()`), and TTL on `memory://` and `faiss://` (they raise).
@@ -69,6 +79,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import json
 import math
@@ -82,7 +93,13 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import PutOp, SearchOp, ensure_embeddings, validate_op_namespace
+from langgraph.store.base import (
+    NOT_PROVIDED,
+    PutOp,
+    SearchOp,
+    ensure_embeddings,
+    validate_op_namespace,
+)
 
 SCHEMES = ("memory", "faiss", "sqlite", "postgresql")
 BUSY_TIMEOUT_MS = 30_000
@@ -180,7 +197,11 @@ def _embed_pool() -> ThreadPoolExecutor:
 
 
 def check_index(index: Any) -> dict | None:
-    """A store index config with its embedder wrapped in CheckedEmbeddings (None passes)."""
+    """A store index config, checked (`dims` a positive int, `embed` given) and copied; None passes.
+
+    The embedder stays the caller's: stores expose it as given and check its vectors at the call
+    (`_CheckedStore.embeddings`).
+    """
     if index is None:
         return None
     if not isinstance(index, Mapping):
@@ -190,7 +211,7 @@ def check_index(index: Any) -> dict | None:
         raise ValueError(f"index['dims'] must be a positive int, got {dims!r}")
     if index.get("embed") is None:
         raise ValueError(f"index['embed'] is required (an Embeddings or a function), got {index!r}")
-    return {**index, "embed": CheckedEmbeddings(index["embed"], dims)}
+    return dict(index)
 
 
 def check_value(value: Any, where: str = "value") -> None:
@@ -296,18 +317,80 @@ def check_ops(ops: Sequence[Any]) -> None:
                 check_filter(op.filter)
 
 
+# The stores whose batch is running in this thread or task (by id): inside one, `store.embeddings`
+# is the checking wrapper; anywhere else, the caller's embedder.
+_CHECKING: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
+    "memlib_checking_embeddings", default=frozenset()
+)
+
+
 class _CheckedStore:
-    """Mixin: check a whole batch before handing it to the LangGraph store."""
+    """Mixin: check a whole batch before handing it to the LangGraph store, and check its vectors.
+
+    `embeddings` is the embedder the store was given (what LangGraph's own `__init__` assigns:
+    the caller's `Embeddings`, or LangGraph's wrapper of a function); `index_config["embed"]` is
+    left as the caller passed it. While a batch of this store runs, the store's own reads of
+    `self.embeddings` get a `CheckedEmbeddings` around it instead, so every vector the store
+    writes or searches with is checked (size, finite) without replacing the object it exposes.
+    """
+
+    @property
+    def embeddings(self):
+        given = self.__dict__.get("_given_embeddings")
+        if given is None or id(self) not in _CHECKING.get():
+            return given
+        checked = self.__dict__.get("_checked_embeddings")
+        if checked is None or checked.inner is not given:
+            checked = CheckedEmbeddings(given, self.index_config["dims"])
+            self.__dict__["_checked_embeddings"] = checked
+        return checked
+
+    @embeddings.setter
+    def embeddings(self, value):
+        self.__dict__["_given_embeddings"] = value
+        self.__dict__.pop("_checked_embeddings", None)
+
+    @contextlib.contextmanager
+    def _checking_embeddings(self):
+        token = _CHECKING.set(_CHECKING.get() | {id(self)})
+        try:
+            yield
+        finally:
+            _CHECKING.reset(token)
+
+    def _before_batch(self, ops) -> None:
+        """Runs after the checks, before the batch (the SQLite store sweeps expired items)."""
+
+    async def _abefore_batch(self, ops) -> None:
+        """The async form of `_before_batch`."""
 
     def batch(self, ops):
         ops = list(ops)
         check_ops(ops)
-        return super().batch(ops)
+        self._before_batch(ops)
+        with self._checking_embeddings():
+            return super().batch(ops)
 
     async def abatch(self, ops):
         ops = list(ops)
         check_ops(ops)
-        return await super().abatch(ops)
+        await self._abefore_batch(ops)
+        with self._checking_embeddings():
+            return await super().abatch(ops)
+
+
+class _CheckedAsyncStore(_CheckedStore):
+    """Mixin for LangGraph's async stores (AsyncBatchedBaseStore), which merge the calls made in
+    one tick into one batch: a call is checked alone before it joins, so one caller's bad value
+    or filter fails that caller only, not everyone whose call shared its batch."""
+
+    async def aput(self, namespace, key, value, index=None, *, ttl=NOT_PROVIDED):
+        check_ops([PutOp(tuple(namespace), key, value, index)])
+        return await super().aput(namespace, key, value, index, ttl=ttl)
+
+    async def asearch(self, namespace_prefix, /, *, query=None, filter=None, **kwargs):
+        check_ops([SearchOp(tuple(namespace_prefix), filter, query=query)])
+        return await super().asearch(namespace_prefix, query=query, filter=filter, **kwargs)
 
 
 # The in-memory store
@@ -401,6 +484,15 @@ def _sqlite_connect(path: str, *, autocommit: bool = True):
     return conn
 
 
+def _aiosqlite_connect(path: str, *, autocommit: bool = True):
+    """An `aiosqlite.Connection` (not yet started: `async with` or `await` it) on the connection
+    `_sqlite_connect` opens, in aiosqlite's own thread."""
+    import aiosqlite
+
+    connect = functools.partial(_sqlite_connect, path, autocommit=autocommit)
+    return aiosqlite.Connection(connect, 64)  # pysqlite3, see _sqlite_connect
+
+
 def sqlite_scrub(conn: Any) -> None:
     """Move the write-ahead log into the database file and truncate it, so no deleted text survives.
 
@@ -464,11 +556,34 @@ def _sqlite_saver_classes():
     return PySqliteSaver, AsyncPySqliteSaver
 
 
+class _SqliteFixes:
+    """What both SQLite stores (SqliteStore, AsyncSqliteStore) fix; they share these queries."""
+
+    def _prepare_batch_search_queries(self, search_ops):
+        queries, embedding_requests = super()._prepare_batch_search_queries(search_ops)
+        for idx, _ in embedding_requests:  # [vector, ..., 2 * limit, limit, offset]
+            params = queries[idx][1]
+            params[-3] = -1  # score every candidate before dedup and offset (#8977)
+        return [(_stable_order(q), p, r) for q, p, r in queries], embedding_requests
+
+
+def _reads(ops) -> bool:
+    """A batch that reads: expired items are swept first (omit_expired is ignored, #8902)."""
+    return any(not isinstance(op, PutOp) for op in ops)
+
+
+def _sqlite_index(index: Mapping | None) -> dict | None:
+    """SQLite's stores read `index["text_fields"]`, not `"fields"` (they embedded the value)."""
+    if index is not None and "fields" in index:
+        return {**index, "text_fields": index["fields"]}
+    return index
+
+
 @functools.cache
 def _sqlite_store_class():
     from langgraph.store.sqlite import SqliteStore
 
-    class FixedSqliteStore(_CheckedStore, SqliteStore):
+    class FixedSqliteStore(_CheckedStore, _SqliteFixes, SqliteStore):
         """SqliteStore: expired items never returned, full pages, all-or-nothing batches."""
 
         @contextlib.contextmanager
@@ -491,24 +606,47 @@ def _sqlite_store_class():
                 finally:
                     cur.close()
 
-        def _prepare_batch_search_queries(self, search_ops):
-            queries, embedding_requests = super()._prepare_batch_search_queries(search_ops)
-            for idx, _ in embedding_requests:  # [vector, ..., 2 * limit, limit, offset]
-                params = queries[idx][1]
-                params[-3] = -1  # score every candidate before dedup and offset (#8977)
-            return [(_stable_order(q), p, r) for q, p, r in queries], embedding_requests
+        def _before_batch(self, ops):
+            if _reads(ops):
+                self.sweep_ttl()
 
-        def batch(self, ops):
-            ops = list(ops)
-            check_ops(ops)
-            if any(not isinstance(op, PutOp) for op in ops):
-                self.sweep_ttl()  # omit_expired is ignored upstream (#8902): sweep first
-            return SqliteStore.batch(self, ops)
-
-        async def abatch(self, ops):
+        async def abatch(self, ops):  # upstream raises; aopen_store gives the async store
             return await asyncio.to_thread(self.batch, list(ops))
 
     return FixedSqliteStore
+
+
+@functools.cache
+def _async_sqlite_store_class():
+    from langgraph.store.sqlite.aio import AsyncSqliteStore
+
+    class FixedAsyncSqliteStore(_CheckedAsyncStore, _SqliteFixes, AsyncSqliteStore):
+        """AsyncSqliteStore with the fixes of FixedSqliteStore (its SQL runs in aiosqlite's
+        thread, so the event loop never waits on SQLite)."""
+
+        @contextlib.asynccontextmanager
+        async def _cursor(self, *, transaction: bool = True):
+            if not self.is_setup:
+                await self.setup()
+            async with self.lock:
+                if transaction:
+                    await self.conn.execute("BEGIN IMMEDIATE")
+                async with self.conn.cursor() as cur:
+                    try:
+                        yield cur
+                    except BaseException:
+                        if transaction:  # upstream COMMITs in `finally`: half a batch stayed
+                            await self.conn.execute("ROLLBACK")
+                        raise
+                    else:
+                        if transaction:
+                            await self.conn.execute("COMMIT")
+
+        async def _abefore_batch(self, ops):
+            if _reads(ops):
+                await self.sweep_ttl()
+
+    return FixedAsyncSqliteStore
 
 
 # PostgreSQL
@@ -519,7 +657,11 @@ _PG_ORDER_BY_DISTANCE = re.compile(r"ORDER BY (sv\.embedding \S+ %s::\w+(?:\(\d+
 
 @functools.cache
 def _postgres_fix(base):
-    class Fixed(_CheckedStore, base):
+    from langgraph.store.base.batch import AsyncBatchedBaseStore
+
+    checked = _CheckedAsyncStore if issubclass(base, AsyncBatchedBaseStore) else _CheckedStore
+
+    class Fixed(checked, base):
         def _prepare_batch_search_queries(self, search_ops):
             queries, embedding_requests = super()._prepare_batch_search_queries(search_ops)
             per_doc = self.index_config["__estimated_num_vectors"] if self.index_config else 1
@@ -610,11 +752,9 @@ def open_store(url: str, *, index: Mapping | None = None, ttl: Mapping | None = 
             if callable(getattr(store, "close", None)):  # releases a directory lock, if any
                 store.close()
     elif scheme == "sqlite":
-        if index is not None and "fields" in index:  # SqliteStore reads "text_fields" only
-            index = {**index, "text_fields": index["fields"]}
         conn = _sqlite_connect(target)
         try:
-            store = _sqlite_store_class()(conn, index=index, ttl=ttl)
+            store = _sqlite_store_class()(conn, index=_sqlite_index(index), ttl=ttl)
             store.setup()
             yield store
         finally:
@@ -638,11 +778,8 @@ async def aopen_checkpointer(url: str) -> AsyncIterator[Any]:
 
         yield InMemorySaver()
     elif scheme in ("faiss", "sqlite"):
-        import aiosqlite
-
         path = Path(target) / "checkpoints.sqlite" if scheme == "faiss" else Path(target)
-        connect = functools.partial(_sqlite_connect, str(path), autocommit=False)
-        async with aiosqlite.Connection(connect, 64) as conn:  # pysqlite3, see _sqlite_connect
+        async with _aiosqlite_connect(str(path), autocommit=False) as conn:
             saver = _sqlite_saver_classes()[1](conn)
             await saver.setup()
             yield saver
@@ -658,17 +795,24 @@ async def aopen_checkpointer(url: str) -> AsyncIterator[Any]:
 
 @contextlib.asynccontextmanager
 async def aopen_store(url: str, *, index: Mapping | None = None, ttl: Mapping | None = None):
-    """The async store for a backend URL (AsyncPostgresStore; the others serve abatch)."""
+    """The async store for a backend URL: AsyncSqliteStore, AsyncPostgresStore; memory:// and
+    faiss:// give the same store as open_store (their abatch is async)."""
     scheme, target = parse_url(url)
-    if scheme != "postgresql":
+    if scheme in ("memory", "faiss"):
         with open_store(url, index=index, ttl=ttl) as store:
+            yield store
+        return
+    index = check_index(index)
+    ttl = _ttl_config(scheme, url, ttl)
+    if scheme == "sqlite":
+        async with _aiosqlite_connect(target) as conn:
+            store = _async_sqlite_store_class()(conn, index=_sqlite_index(index), ttl=ttl)
+            await store.setup()
             yield store
         return
     from langgraph.store.postgres.aio import AsyncPostgresStore
     from psycopg import AsyncConnection
 
-    index = check_index(index)
-    ttl = _ttl_config(scheme, url, ttl)
     async with await AsyncConnection.connect(target, **_pg_kwargs()) as conn:
         store = _postgres_fix(AsyncPostgresStore)(conn, index=index, ttl=ttl)
         await store.setup()

@@ -16,6 +16,7 @@ from langgraph.store.memory import InMemoryStore
 from langgraph.store.postgres import PostgresStore
 from langgraph.store.postgres.aio import AsyncPostgresStore
 from langgraph.store.sqlite import SqliteStore
+from langgraph.store.sqlite.aio import AsyncSqliteStore
 
 from memlib import aopen_checkpointer, aopen_store, local_postgres, open_checkpointer, open_store
 from memlib.backends import parse_url
@@ -187,6 +188,8 @@ def test_async_forms(url):
         assert isinstance(saver, AsyncPostgresSaver) and isinstance(store, AsyncPostgresStore)
     if scheme in ("sqlite", "faiss"):
         assert isinstance(saver, AsyncSqliteSaver)
+    if scheme == "sqlite":
+        assert isinstance(store, AsyncSqliteStore)
 
 
 def test_sqlite_url_paths(tmp_path):
