@@ -170,3 +170,13 @@ def check_messages(messages: Any, name: str = "messages") -> list:
                 f"{type(m).__name__}: {_shown(m)}"
             )
     return list(messages)
+
+
+def check_chat_model(model: Any, name: str = "model") -> Any:
+    """A chat model: anything with .invoke (ChatOpenAI, the offline model, a fake in a test)."""
+    if not callable(getattr(model, "invoke", None)):
+        raise TypeError(
+            f"{name} must be a chat model with .invoke (e.g. ChatOpenAI), got "
+            f"{type(model).__name__}: {_shown(model)}"
+        )
+    return model
