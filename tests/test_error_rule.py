@@ -86,6 +86,8 @@ SKIP_CALLABLES = {
     "memlib.testing.serving": "starts the OpenAI-compatible server for a variant",
     # internal steps, called only with arguments their public caller has checked
     "memlib.procedural.review_version": "approve/reject's shared step, after their checks",
+    "memlib.scratchpad.next_status": "a step of make_grade's node, on values make_grade checked",
+    "memlib.scratchpad.grade_new_docs": "a step of make_grade's node, on values make_grade checked",
 }
 
 # (callable or "*", parameter): why it takes any kind of value
