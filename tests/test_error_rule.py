@@ -582,3 +582,33 @@ def test_every_public_callable_is_exercised_or_skipped():
         "memlib.agent.write_memory_node",
         "memlib.eval.harness.evaluate",
     } <= set(public)
+
+
+def test_the_write_node_checks_the_ids_at_entry_and_passes_the_checked_ones_on():
+    """Identifiers are checked once where they enter: the write node, like the read node, checks
+    the user and thread ids from the config before any writer sees them."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from memlib.agent import write_memory_node
+
+    seen = []
+
+    class Writer(type(_writer())):
+        def write(self, user_text, reply_text, *, user_id, thread_id):
+            seen.append((user_id, thread_id))
+            return "background", None
+
+    node = write_memory_node([Writer(_writer().hot_path, _writer().executor)])
+    state = {"messages": [HumanMessage("I like tea."), AIMessage("Noted.")]}
+    for ids, error in (
+        ({"user_id": 42, "thread_id": "t1"}, TypeError),
+        ({"thread_id": "t1"}, TypeError),
+        ({"user_id": "a.b", "thread_id": "t1"}, ValueError),
+        ({"user_id": "ana", "thread_id": None}, TypeError),
+        ({"user_id": "ana", "thread_id": " "}, ValueError),
+    ):
+        with pytest.raises(error):
+            node(state, {"configurable": ids})
+    assert seen == []
+    node(state, {"configurable": {"user_id": "Jose\u0301", "thread_id": "t1"}})
+    assert seen == [("Jos\u00e9", "t1")]  # the NFC form check_user_id returns
