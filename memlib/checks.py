@@ -180,3 +180,15 @@ def check_chat_model(model: Any, name: str = "model") -> Any:
             f"{type(model).__name__}: {_shown(model)}"
         )
     return model
+
+
+def check_checkpointer(checkpointer: Any, name: str = "checkpointer") -> Any:
+    """A LangGraph checkpoint saver (InMemorySaver, SqliteSaver, memlib's UserBoundSaver, ...)."""
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+
+    if not isinstance(checkpointer, BaseCheckpointSaver):
+        raise TypeError(
+            f"{name} must be a LangGraph checkpoint saver (e.g. InMemorySaver), got "
+            f"{type(checkpointer).__name__}: {_shown(checkpointer)}"
+        )
+    return checkpointer

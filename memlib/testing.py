@@ -151,12 +151,12 @@ def output_dir(notebook: str | os.PathLike, variant: str | None = None) -> Path:
 
 def variant_env(variant: str | None, base_url: str | None = None) -> dict[str, str] | None:
     """The backend environment variables a kernel gets for one variant (None: leave it be)."""
+    if base_url is not None and not isinstance(base_url, str):
+        raise TypeError(f"base_url must be a str or None, got {base_url!r}")
     if _check_variant(variant) is None:
         return None
     if variant == "offline":
         return {"MEMLIB_LLM": "offline", "MEMLIB_EMBEDDINGS": "offline"}
-    if base_url is not None and not isinstance(base_url, str):
-        raise TypeError(f"base_url must be a str or None, got {base_url!r}")
     if not base_url:
         raise ValueError(f"variant {variant!r} needs the local server's base_url, got {base_url!r}")
     env = {

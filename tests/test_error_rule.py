@@ -86,6 +86,7 @@ SKIP_CALLABLES = {
     "memlib.testing.serving": "starts the OpenAI-compatible server for a variant",
     # internal steps, called only with arguments their public caller has checked
     "memlib.procedural.review_version": "approve/reject's shared step, after their checks",
+    "memlib.shared_memory.authorize": "ScopedStore.batch's step, on what its constructor checked",
     "memlib.scratchpad.next_status": "a step of make_grade's node, on values make_grade checked",
     "memlib.scratchpad.grade_new_docs": "a step of make_grade's node, on values make_grade checked",
 }
@@ -128,6 +129,10 @@ SKIP_PARAMS = {
     ("memlib.checks.check_namespace", "name"): "a label memlib's code passes",
     ("memlib.checks.check_store", "name"): "a label memlib's code passes",
     ("memlib.checks.check_messages", "name"): "a label memlib's code passes",
+    ("memlib.checks.check_chat_model", "model"): "the value under test",
+    ("memlib.checks.check_chat_model", "name"): "a label memlib's code passes",
+    ("memlib.checks.check_checkpointer", "checkpointer"): "the value under test",
+    ("memlib.checks.check_checkpointer", "name"): "a label memlib's code passes",
     ("memlib.shared_memory.check_namespace", "what"): "a label memlib's code passes",
     ("memlib.procedural.check_name", "what"): "a label memlib's code passes",
     ("memlib.backends.check_value", "where"): "a label memlib's code passes",
@@ -261,6 +266,7 @@ SAMPLES = {
     "docs": lambda tmp: [{"id": "d1", "title": "t", "text": "x", "superseded_by": None}],
     "documents": lambda tmp: [{"id": "d1", "title": "t", "text": "x", "superseded_by": None}],
     "embed": lambda tmp: memlib.get_embeddings(),
+    "embeddings": lambda tmp: memlib.get_embeddings(),
     "env": lambda tmp: None,
     "episode": lambda tmp: {"situation": "s", "approach": "a", "outcome": "o", "lesson": "l"},
     "episodes": lambda tmp: [],
