@@ -88,6 +88,7 @@ def namespace(agent: str) -> tuple[str, str]:
 
 def version_key(version: int) -> str:
     """The store key of one version: 'system@v3'."""
+    check_int(version, "version")
     return f"{POINTER_KEY}@v{version}"
 
 

@@ -304,6 +304,8 @@ def write_records(records: dict, variant: str | None = None, name: str = "record
 
 def counters(server, since: dict | None = None) -> dict:
     """The server's request counters now, or how much each grew since an earlier reading."""
+    if since is not None and not isinstance(since, dict):
+        raise TypeError(f"since must be an earlier counters() reading (a dict), got {since!r:.80}")
     now = {k: v for k, v in server.stats.items() if isinstance(v, int)}
     return {k: v - (since or {}).get(k, 0) for k, v in now.items()}
 
