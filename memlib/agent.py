@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from memlib.checks import check_int, check_str, check_user_id
+from memlib.checks import check_chat_model, check_int, check_store, check_str, check_user_id
 from memlib.episodic import format_episodes_as_examples, recall_episodes
 from memlib.procedural import active_prompt
 from memlib.rotation import SummaryState, compress_node, prompt_with_summary, route_after_chat
@@ -116,6 +116,7 @@ def load_memory_node(agent: str, k: int = 3, episodes_k: int = 1, render=memory_
 # Saved from notebooks/09_full_memory_agent.ipynb, In [10]: edit it there, then `make sync`.
 def answer_node(model):
     """A node answering from the loaded memory and the running summary (06)."""
+    check_chat_model(model)
 
     def answer(state: AgentState) -> dict:
         prompt = prompt_with_summary(state["messages"], state.get("summary", ""), state["memory"])
@@ -132,13 +133,15 @@ def write_memory_node(writers: Sequence[BlendedWriter] = ()):
             raise TypeError(f"writers[{i}] must be a BlendedWriter, got {type(writer).__name__}")
 
     def write_memory(state: AgentState, config) -> dict:
-        ids = config["configurable"]
+        ids = config["configurable"]  # checked here, once, as on the read path
+        user_id = check_user_id(ids.get("user_id"))
+        thread_id = check_str(ids.get("thread_id"), "thread_id")
         question = next(m for m in reversed(state["messages"]) if isinstance(m, HumanMessage))
         reply = state["messages"][-1].content
         written, route = [], "none"
         for writer in writers:
             route, result = writer.write(
-                question.content, reply, user_id=ids["user_id"], thread_id=ids["thread_id"]
+                question.content, reply, user_id=user_id, thread_id=thread_id
             )
             if route == "hot":  # the manager's puts: [{"namespace", "key", "value"}, ...]
                 written += [fact_text(r["value"]) for r in result if r["value"]["kind"] == "Fact"]
@@ -157,6 +160,10 @@ def route_question(state: AgentState) -> str:
 # Saved from notebooks/09_full_memory_agent.ipynb, In [11]: edit it there, then `make sync`.
 def research_node(research_graph):
     """A node running notebook 02's research loop; its cited answer joins the thread."""
+    if not callable(getattr(research_graph, "invoke", None)):
+        raise TypeError(
+            f"research_graph must be a compiled graph (.invoke), got {research_graph!r:.80}"
+        )
 
     def research(state: AgentState) -> dict:
         question = state["messages"][-1].content.split(":", 1)[1].strip()
@@ -182,6 +189,7 @@ def build_memory_agent(
     render=memory_as_data,
 ):
     """load_memory -> answer -> write_memory -> compress? over one store and checkpointer."""
+    check_store(store)
     builder = StateGraph(AgentState)
     builder.add_node("load_memory", load_memory_node(agent, k, episodes_k, render))
     builder.add_node("answer", answer_node(model))

@@ -101,6 +101,8 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
+from memlib.checks import check_int
+
 SCHEMES = ("memory", "faiss", "sqlite", "postgresql")
 BUSY_TIMEOUT_MS = 30_000
 
@@ -150,7 +152,7 @@ class CheckedEmbeddings(Embeddings):
 
     def __init__(self, embed: Any, dims: int):
         self.inner = ensure_embeddings(embed)
-        self.dims = dims
+        self.dims = check_int(dims, "dims", minimum=1)
 
     def _check(self, vectors: Sequence[Sequence[float]], texts: Sequence[str]) -> list[list[float]]:
         out = []
@@ -304,6 +306,8 @@ def _check_filter_text(text: str, where: str) -> None:
 def check_ops(ops: Sequence[Any]) -> None:
     """Check every op of a batch before any of it runs: namespaces, put values, search queries
     and filters."""
+    if isinstance(ops, str | bytes) or not isinstance(ops, Sequence):
+        raise TypeError(f"ops must be a list of store operations, got {ops!r:.80}")
     for op in ops:
         validate_op_namespace(op)
         if isinstance(op, PutOp):
@@ -894,6 +898,8 @@ def store_latency(url: str, vectors: Mapping[str, Sequence[float]], *, users=10,
 
     from langgraph.store.base import PutOp
 
+    if not isinstance(vectors, Mapping):
+        raise TypeError(f"vectors must be a dict of text -> vector, got {vectors!r:.80}")
     texts = list(vectors)
     dims = len(next(iter(vectors.values())))
     index = {"dims": dims, "embed": lambda ts: [vectors[t] for t in ts], "fields": ["text"]}

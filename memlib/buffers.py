@@ -42,7 +42,7 @@ from langchain_core.messages import (
     trim_messages,
 )
 
-from memlib.checks import check_messages, check_str
+from memlib.checks import check_chat_model, check_int, check_messages, check_str
 from memlib.fixtures import DATA_DIR
 from memlib.tokens import TOKENS_PER_REPLY, TokenCounter
 
@@ -120,7 +120,7 @@ def check_prompt_messages(messages: Sequence[BaseMessage], start: int = 0) -> fr
     what it keeps without reading the prefix it drops.
     """
     messages = message_list(messages)
-    if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(messages):
+    if not 0 <= check_int(start, "start") <= len(messages):
         raise ValueError(f"start must be an integer in 0..{len(messages)}, got {start!r}")
     pending: frozenset = frozenset()
     first = 0
@@ -160,11 +160,7 @@ def turns(messages: Sequence[BaseMessage]) -> list[list[BaseMessage]]:
 
 
 def _system_prompt(text) -> SystemMessage:
-    if not isinstance(text, str):
-        raise ValueError(f"system_prompt must be a string, got {type(text).__name__} {text!r:.80}")
-    if not text.strip():
-        raise ValueError(f"system_prompt is empty or whitespace only ({text!r})")
-    return SystemMessage(text)
+    return SystemMessage(check_str(text, "system_prompt"))
 
 
 def message_list(messages) -> list:
@@ -188,13 +184,6 @@ def check_counter(token_counter) -> TokenCounterFn:
             f"{type(token_counter).__name__}: {token_counter!r:.80}"
         )
     return token_counter
-
-
-def check_budget(name: str, value, minimum: int = 1) -> int:
-    """An int budget (not a bool) of at least `minimum`, or a ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return value
 
 
 # --- token-aware trimming ---------------------------------------------------------------------
@@ -293,7 +282,7 @@ def trim_to_budget(
     validates the kept messages and never reads the dropped prefix. Any other counter goes
     through trim_messages itself (the whole history is validated and counted).
     """
-    check_budget("max_tokens", max_tokens)
+    check_int(max_tokens, "max_tokens", minimum=1)
     counter = check_counter(token_counter)
     messages = message_list(messages)
     head = messages[:1] if messages and isinstance(messages[0], SystemMessage) else []
@@ -390,9 +379,9 @@ class SlidingWindowBuffer(BufferBase):
             raise ValueError(
                 f"give exactly one of max_turns / max_messages, got {max_turns!r} / {max_messages!r}"
             )
-        self.max_turns = None if max_turns is None else check_budget("max_turns", max_turns)
+        self.max_turns = None if max_turns is None else check_int(max_turns, "max_turns", minimum=1)
         self.max_messages = (
-            None if max_messages is None else check_budget("max_messages", max_messages)
+            None if max_messages is None else check_int(max_messages, "max_messages", minimum=1)
         )
         super().__init__(system_prompt, token_counter)
 
@@ -421,7 +410,7 @@ class TokenTrimBuffer(BufferBase):
     def __init__(
         self, system_prompt: str, max_tokens: int, token_counter: TokenCounterFn | None = None
     ):
-        check_budget("max_tokens", max_tokens)
+        check_int(max_tokens, "max_tokens", minimum=1)
         super().__init__(system_prompt, token_counter)
         need = self.counter([self.system])
         if need > max_tokens:
@@ -454,19 +443,15 @@ def transcript(messages: Sequence[BaseMessage]) -> str:
 # Saved from notebooks/01_conversation_buffers.ipynb, In [9]: edit it there, then `make sync`.
 def _check_summary_args(model, max_tokens, summary_words, keep_tokens, summary_prompt) -> int:
     """Validate SummaryBuffer's arguments; return keep_tokens (default: half of max_tokens)."""
-    check_budget("max_tokens", max_tokens)
-    check_budget("summary_words", summary_words)
-    if not callable(getattr(model, "invoke", None)):
-        raise TypeError(
-            f"model must be a chat model with .invoke (e.g. ChatOpenAI), got "
-            f"{type(model).__name__}: {model!r:.80}"
-        )
+    check_int(max_tokens, "max_tokens", minimum=1)
+    check_int(summary_words, "summary_words", minimum=1)
+    check_chat_model(model)
     check_str(summary_prompt, "summary_prompt")
     if "{words}" not in summary_prompt:
         raise ValueError(f"summary_prompt must contain '{{words}}', got {summary_prompt!r:.80}")
     if keep_tokens is None:
         keep_tokens = max_tokens // 2
-    check_budget("keep_tokens", keep_tokens)
+    check_int(keep_tokens, "keep_tokens", minimum=1)
     if keep_tokens > max_tokens:
         raise ValueError(f"keep_tokens={keep_tokens} exceeds max_tokens={max_tokens}")
     return keep_tokens
@@ -477,6 +462,9 @@ def summarize_messages(
     model: BaseChatModel, instructions: str, summary: str, old: Sequence[BaseMessage]
 ) -> str:
     """Ask the chat model to fold `old` into the running `summary`; return the new summary."""
+    check_chat_model(model)
+    check_str(instructions, "instructions")
+    check_str(summary, "summary", allow_empty=True)
     previous = f"Summary so far: {summary}\n\n" if summary else ""
     reply = model.invoke(
         [HumanMessage(f"{instructions}\n\n{previous}New messages:\n{transcript(old)}")]

@@ -173,3 +173,25 @@ def check_messages(messages: Any, name: str = "messages") -> list:
                 f"{type(m).__name__}: {_shown(m)}"
             )
     return list(messages)
+
+
+def check_chat_model(model: Any, name: str = "model") -> Any:
+    """A chat model: anything with .invoke (ChatOpenAI, the offline model, a fake in a test)."""
+    if not callable(getattr(model, "invoke", None)):
+        raise TypeError(
+            f"{name} must be a chat model with .invoke (e.g. ChatOpenAI), got "
+            f"{type(model).__name__}: {_shown(model)}"
+        )
+    return model
+
+
+def check_checkpointer(checkpointer: Any, name: str = "checkpointer") -> Any:
+    """A LangGraph checkpoint saver (InMemorySaver, SqliteSaver, memlib's UserBoundSaver, ...)."""
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+
+    if not isinstance(checkpointer, BaseCheckpointSaver):
+        raise TypeError(
+            f"{name} must be a LangGraph checkpoint saver (e.g. InMemorySaver), got "
+            f"{type(checkpointer).__name__}: {_shown(checkpointer)}"
+        )
+    return checkpointer

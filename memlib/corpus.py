@@ -2,8 +2,8 @@
 
 `load_corpus()` reads data/corpus/documents.jsonl (one JSON object per line: id, title, text,
 updated as an ISO date, topic, superseded_by as a document id or null) and validates it.
-`CorpusIndex` embeds title + text with `get_embeddings()` (or any langchain Embeddings), L2-normalises
-the vectors and keeps them in a FAISS IndexFlatIP, so a search is an exact cosine-similarity scan.
+`CorpusIndex` embeds title + text with the langchain Embeddings it is given (the notebooks pass
+`memlib.get_embeddings()`), L2-normalises the vectors and keeps them in a FAISS IndexFlatIP, so a search is an exact cosine-similarity scan.
 `is_superseded()` / `drop_superseded()` apply the out-of-date rule: a document whose superseded_by
 names another document of the corpus is retired guidance.
 
@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from memlib.checks import check_int, check_str
 from memlib.fixtures import DATA_DIR, read_jsonl
 
 CORPUS_PATH = DATA_DIR / "corpus" / "documents.jsonl"
@@ -87,6 +88,8 @@ def load_corpus(path: str | Path | None = None) -> list[dict]:
 
 def is_superseded(doc: dict) -> bool:
     """True when the document names a newer document that replaces it."""
+    if not isinstance(doc, dict):
+        raise TypeError(f"doc must be a document dict, got {type(doc).__name__}: {doc!r:.80}")
     return doc.get("superseded_by") is not None
 
 
@@ -117,19 +120,15 @@ def _normalised(vectors) -> np.ndarray:
 class CorpusIndex:
     """Exact cosine search over corpus documents with FAISS."""
 
-    def __init__(self, documents: Sequence[dict], embeddings: Embeddings | None = None):
+    def __init__(self, documents: Sequence[dict], embeddings: Embeddings):
         import faiss
 
-        if embeddings is not None and not isinstance(embeddings, Embeddings):
+        if not isinstance(embeddings, Embeddings):
             raise TypeError(
                 f"embeddings must be a langchain Embeddings, got {type(embeddings).__name__}: "
                 f"{embeddings!r:.80}"
             )
         self.documents = validate_corpus(documents)
-        if embeddings is None:
-            from memlib.models import get_embeddings
-
-            embeddings = get_embeddings()
         self.embeddings = embeddings
         self._by_id = {d["id"]: d for d in self.documents}
         vectors = self.embed([f"{d['title']}. {d['text']}" for d in self.documents])
@@ -137,7 +136,7 @@ class CorpusIndex:
         self.index.add(vectors)
 
     @classmethod
-    def from_path(cls, path: str | Path | None = None, embeddings: Embeddings | None = None):
+    def from_path(cls, path: str | Path | None = None, *, embeddings: Embeddings):
         """Load the JSONL corpus and index it."""
         return cls(load_corpus(path), embeddings)
 
@@ -154,16 +153,14 @@ class CorpusIndex:
 
     def get(self, doc_id: str) -> dict:
         """The document with this id (a copy)."""
-        if doc_id not in self._by_id:
+        if check_str(doc_id, "doc_id") not in self._by_id:
             raise ValueError(f"no document with id {doc_id!r} in the corpus")
         return dict(self._by_id[doc_id])
 
     def search(self, query: str, k: int = 4, exclude: Iterable[str] = ()) -> list[dict]:
         """The k documents most similar to query, skipping ids in exclude; each a copy with 'score'."""
-        if not isinstance(query, str) or not query.strip():
-            raise ValueError(f"query must be a non-empty string, got {query!r}")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
+        check_str(query, "query")
+        check_int(k, "k", minimum=1)
         if isinstance(exclude, str):
             raise TypeError(f"exclude must be a list of document ids, got a str: {exclude!r}")
         skip = set(exclude)

@@ -80,7 +80,7 @@ def episodes_namespace(user_id: str) -> tuple[str, str]:
 
 def check_episode_type(type: Any) -> str:
     """An episode type: a lower-case slug such as 'debugging', or an error naming the value."""
-    if not isinstance(type, str) or not _TYPE.match(type):
+    if not _TYPE.match(check_str(type, "type")):
         raise ValueError(f"type must be a lower-case slug such as 'debugging', got {type!r}")
     return type
 

@@ -107,6 +107,8 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
+from memlib.checks import check_int, check_number, check_str
+
 __all__ = ["FaissStore", "StoreConflictError"]
 
 FORMAT_VERSION = 1
@@ -274,7 +276,7 @@ class FaissStore(BaseStore):
         path: str | os.PathLike | None = None,
         autosave: bool = False,
     ) -> None:
-        if index_type not in _INDEX_TYPES:
+        if check_str(index_type, "index_type") not in _INDEX_TYPES:
             raise ValueError(f"index_type must be one of {_INDEX_TYPES}, got {index_type!r}")
         for name, v, lo in (
             ("hnsw_m", hnsw_m, 2),
@@ -282,14 +284,15 @@ class FaissStore(BaseStore):
             ("ef_search", ef_search, 1),
             ("exact_threshold", exact_threshold, 0),
         ):
-            if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
-        if not 0 < rebuild_fraction <= 1:
+            check_int(v, name, minimum=lo)
+        if not 0 < check_number(rebuild_fraction, "rebuild_fraction") <= 1:
             raise ValueError(f"rebuild_fraction must be in (0, 1], got {rebuild_fraction!r}")
         if path is not None and not isinstance(path, (str, os.PathLike)):
             raise TypeError(
                 f"path must be a str or os.PathLike, got {type(path).__name__}: {path!r}"
             )
+        if not isinstance(autosave, bool):
+            raise TypeError(f"autosave must be True or False, got {autosave!r}")
         if autosave and path is None:
             raise ValueError("autosave=True needs a path to save to")
         self.index_type = index_type

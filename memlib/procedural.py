@@ -88,6 +88,7 @@ def namespace(agent: str) -> tuple[str, str]:
 
 def version_key(version: int) -> str:
     """The store key of one version: 'system@v3'."""
+    check_int(version, "version")
     return f"{POINTER_KEY}@v{version}"
 
 
@@ -176,7 +177,7 @@ def timestamp(now: datetime | None) -> str:
 
 def check_name(value: Any, what: str) -> str:
     """An author's or reviewer's name: a non-empty str."""
-    if not isinstance(value, str) or not value.strip():
+    if not check_str(value, what, allow_empty=True).strip():
         raise ValueError(f"{what} must be a non-empty name, got {value!r}")
     return value
 
@@ -314,6 +315,8 @@ def propose_prompt(
 def review_version(store, agent, version, reviewer, now, status, note) -> PromptVersion:
     """A pending version with a reviewer's decision filled in (not yet stored)."""
     check_name(reviewer, "reviewer")
+    if note is not None:
+        check_str(note, "note", allow_empty=True)
     current = get_version(store, agent, version)
     if current.status != "pending":
         raise ValueError(
@@ -368,7 +371,7 @@ def reject(
     now: datetime | None = None,
 ) -> PromptVersion:
     """Reject a pending version, with the reason; the active prompt is unchanged."""
-    if not isinstance(note, str) or not note.strip():
+    if not check_str(note, "note", allow_empty=True).strip():
         raise ValueError(f"a rejection needs a reason in note (a non-empty str), got {note!r}")
     decided = review_version(store, agent, version, reviewer, now, "rejected", note)
     store.put(namespace(agent), version_key(version), asdict(decided))

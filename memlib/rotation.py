@@ -53,7 +53,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from memlib.checks import check_int, check_messages, check_str
+from memlib.checks import check_checkpointer, check_int, check_messages, check_str
 from memlib.fixtures import DATA_DIR, read_jsonl
 from memlib.tokens import TokenCounter
 
@@ -183,8 +183,16 @@ def split_for_summary(
     return messages[:cut], messages[cut:]
 
 
+def _listed(messages: Any) -> list[BaseMessage]:
+    """check_messages, also for a generator or other iterable of messages (listed first)."""
+    if isinstance(messages, Iterable) and not isinstance(messages, str | bytes | Sequence):
+        messages = list(messages)
+    return check_messages(messages)
+
+
 def message_shape(messages: Iterable[BaseMessage]) -> str:
     """A compact picture of a history: 'H A* T A' (human, AI with tool calls, tool, AI)."""
+    messages = _listed(messages)
     letters = {"human": "H", "ai": "A", "tool": "T", "system": "S"}
     return " ".join(
         letters.get(m.type, "?") + ("*" if getattr(m, "tool_calls", None) else "") for m in messages
@@ -193,6 +201,7 @@ def message_shape(messages: Iterable[BaseMessage]) -> str:
 
 def format_transcript(messages: Iterable[BaseMessage]) -> str:
     """One line per message ('User: ...', 'Assistant: ...', tool calls and results spelled out)."""
+    messages = _listed(messages)
     lines = []
     for m in messages:
         text = str(m.text)
@@ -215,6 +224,7 @@ def summary_request(
 ) -> list[BaseMessage]:
     """The prompt asking for an updated summary of at most `words` words."""
     check_str(previous_summary, "previous_summary", allow_empty=True)
+    messages = check_messages(messages)
     check_int(words, "words", minimum=1)
     instruction = (
         f"You keep a running summary of a conversation. Write the updated summary in at most "
@@ -233,6 +243,9 @@ def prompt_with_summary(
     messages: Sequence[BaseMessage], summary: str = "", system_prompt: str = DEFAULT_SYSTEM_PROMPT
 ) -> list[BaseMessage]:
     """System prompt (with the summary, if any) followed by the active messages."""
+    messages = check_messages(messages)
+    check_str(summary, "summary", allow_empty=True)
+    check_str(system_prompt, "system_prompt")
     system = system_prompt if not summary else f"{system_prompt}\n\n{SUMMARY_HEADING}\n{summary}"
     return [SystemMessage(system), *messages]
 
@@ -389,7 +402,7 @@ class PromptRecorder(BaseCallbackHandler):
 
 def mentions_all(text: str, facts: Sequence[str]) -> bool:
     """True when every fact string occurs in text (case-insensitive)."""
-    low = text.lower()
+    low = check_str(text, "text", allow_empty=True).lower()
     return all(f.lower() in low for f in facts)
 
 
@@ -428,6 +441,7 @@ def run_turns(
     for i, text in enumerate(user_turns):
         check_str(text, f"user_turns[{i}]")
     check_str(thread_id, "thread_id")
+    check_str(chat_node_name, "chat_node_name")
     if isinstance(facts, str):
         raise TypeError(f"facts must be a list of strings, got a str: {facts!r:.80}")
     if facts_by_turn is not None and len(facts_by_turn) != len(user_turns):
@@ -470,7 +484,7 @@ def run_turns(
 
 def load_user_turns(name: str = "rotation_pipeline_50_turns") -> list[dict]:
     """Scripted user turns from data/conversations/<name>.jsonl: [{turn, user, facts}, ...]."""
-    path = CONVERSATIONS / f"{name}.jsonl"
+    path = CONVERSATIONS / f"{check_str(name, 'name')}.jsonl"
     if not path.is_file():
         raise ValueError(f"no conversation script {name!r} at {path}")
     rows = read_jsonl(path)
@@ -484,6 +498,9 @@ def plot_strategies(results: dict[str, list[dict]], path: str | Path | None = No
     """Per turn: messages stored in state, chat prompt tokens, earlier facts still in the prompt."""
     import matplotlib.pyplot as plt
 
+    _check_results(results)
+    if path is not None and not isinstance(path, str | Path):
+        raise TypeError(f"path must be a str, a Path or None, got {path!r:.80}")
     fig, (left, right, facts) = plt.subplots(1, 3, figsize=(15, 4), constrained_layout=True)
     styles = [("--", 2.5), ("-", 1.5), ("-.", 1.5), ("-", 2.0)]
     for i, (name, rows) in enumerate(results.items()):
@@ -516,8 +533,16 @@ def plot_strategies(results: dict[str, list[dict]], path: str | Path | None = No
     return fig
 
 
+def _check_results(results: Any) -> None:
+    if not isinstance(results, Mapping):
+        raise TypeError(
+            f"results must be a dict of strategy name -> run_turns rows, got {results!r:.80}"
+        )
+
+
 def strategy_table(results: dict[str, list[dict]], facts: Sequence[str]) -> list[dict]:
     """One row per strategy: state size, prompt tokens, summarization cost, fact reachability."""
+    _check_results(results)
     table = []
     for name, rows in results.items():
         last = rows[-1]
@@ -547,6 +572,9 @@ def format_table(
     rows: Sequence[dict], columns: Sequence[str] | None = None, width: int = 60
 ) -> str:
     """Rows of dicts as an aligned text table; long cells cut to `width` characters."""
+    if isinstance(rows, str) or not isinstance(rows, Sequence):
+        raise TypeError(f"rows must be a list of dicts, got {rows!r:.80}")
+    check_int(width, "width", minimum=1)
     if not rows:
         return "(no rows)"
     columns = list(columns or rows[0])
@@ -570,7 +598,8 @@ def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "k
 
     if isinstance(thread_ids, str) or not isinstance(thread_ids, Iterable):
         raise TypeError(f"thread_ids must be a list of thread ids, got {thread_ids!r}")
-    if strategy not in ("keep_latest", "delete"):
+    check_checkpointer(checkpointer)
+    if check_str(strategy, "strategy") not in ("keep_latest", "delete"):
         raise ValueError(f"strategy must be 'keep_latest' or 'delete', got {strategy!r}")
     saver, thread_ids = getattr(checkpointer, "saver", checkpointer), [str(t) for t in thread_ids]
     if strategy == "delete":

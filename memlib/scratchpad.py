@@ -31,7 +31,7 @@ from langgraph.graph.message import add_messages
 from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 
-from memlib.checks import check_int, check_str
+from memlib.checks import check_chat_model, check_int, check_str
 from memlib.corpus import CorpusIndex, is_superseded
 
 SCRATCHPAD_FIELDS = (
@@ -117,8 +117,18 @@ def new_research(question: str) -> dict:
     }
 
 
+def check_state(state: Any) -> dict:
+    """A research state: a dict (what LangGraph hands a node), or a TypeError."""
+    if not isinstance(state, dict):
+        raise TypeError(
+            f"state must be a research state dict, got {type(state).__name__}: {state!r:.80}"
+        )
+    return state
+
+
 def question_of(state: dict) -> str:
     """The research question: the last human message."""
+    check_state(state)
     for message in reversed(state.get("messages") or []):
         if isinstance(message, HumanMessage) and str(message.content).strip():
             return str(message.content).strip()
@@ -127,6 +137,7 @@ def question_of(state: dict) -> str:
 
 def kept_docs(state: dict) -> list[dict]:
     """Retrieved documents whose latest grade is relevant, in retrieval order."""
+    check_state(state)
     verdict = {g["id"]: g["relevant"] for g in state.get("graded_docs") or []}
     return [d for d in state.get("retrieved_docs") or [] if verdict.get(d["id"])]
 
@@ -152,8 +163,7 @@ _SPLIT = re.compile(rf"(?<=\?)\s+|;\s*|,\s*(?:and|or|but)\s+(?={_CLAUSE})", re.I
 
 def question_aspects(question: str) -> list[str]:
     """Split a question into its parts: sentences, and clauses joined by ', and how/what/...'."""
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError(f"question must be a non-empty string, got {question!r}")
+    check_str(question, "question")
     parts = [p.strip(" ,;") for p in _SPLIT.split(question.strip())]
     aspects = [p for p in parts if len(p.split()) >= 2]
     return aspects or [question.strip()]
@@ -161,6 +171,9 @@ def question_aspects(question: str) -> list[str]:
 
 def evidence_per_aspect(state: dict, aspects: list[str]) -> dict[str, int]:
     """How many documents currently graded relevant were found for each aspect."""
+    check_state(state)
+    if isinstance(aspects, str) or not isinstance(aspects, list):
+        raise TypeError(f"aspects must be a list of strings, got {aspects!r:.80}")
     latest = {g["id"]: g for g in state.get("graded_docs") or []}
     counts = dict.fromkeys(aspects, 0)
     for g in latest.values():
@@ -171,7 +184,7 @@ def evidence_per_aspect(state: dict, aspects: list[str]) -> dict[str, int]:
 
 def parse_yes_no(reply: str) -> tuple[bool, str]:
     """Read a grader's text reply that starts with yes or no; anything else is a ValueError."""
-    text = str(reply).strip()
+    text = check_str(reply, "reply", allow_empty=True).strip()
     word = re.match(r"[A-Za-z]+", text)
     first = word.group(0).lower() if word else ""
     if first not in ("yes", "no"):
@@ -193,6 +206,7 @@ ANSWER_PROMPT = (
 # Saved from notebooks/02_working_scratchpad.ipynb, In [16]: edit it there, then `make sync`.
 def grader_messages(question: str, doc: dict) -> list:
     """The grading prompt for one document, its [id] and title included."""
+    check_str(question, "question")
     body = f"Question: {question}\n\nDocument: [{doc['id']}] {doc['title']}. {doc['text']}"
     return [SystemMessage(GRADER_PROMPT), HumanMessage(body)]
 
@@ -209,6 +223,8 @@ def evidence_lines(docs: Iterable[dict]) -> str:
 
 def review_problem(decision, kept: list[str]) -> str | None:
     """What is wrong with a reviewer's resume value, or None if it is usable."""
+    if isinstance(kept, str) or not isinstance(kept, list):
+        raise TypeError(f"kept must be a list of document ids, got {kept!r:.80}")
     if not isinstance(decision, dict) or not ({"approve", "drop"} & decision.keys()):
         return f"expected {{'approve': True}} or {{'drop': [ids]}}, got {decision!r}"
     if "approve" in decision and decision["approve"] is not True:
@@ -226,7 +242,7 @@ def review_problem(decision, kept: list[str]) -> str | None:
 
 def check_research_args(
     index: CorpusIndex,
-    model: BaseChatModel | None,
+    model: BaseChatModel,
     human_review: bool,
     k: int,
     min_evidence: int,
@@ -243,10 +259,6 @@ def check_research_args(
         ("max_iterations", max_iterations),
     ):
         check_int(value, name, minimum=1)
-    if model is None:
-        from memlib.models import get_chat_model
-
-        model = get_chat_model()
     if not isinstance(model, BaseChatModel):
         raise TypeError(f"model must be a langchain chat model, got {type(model).__name__}")
     return model
@@ -255,6 +267,7 @@ def check_research_args(
 # Saved from notebooks/02_working_scratchpad.ipynb, In [17]: edit it there, then `make sync`.
 def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]:
     """(question, doc) -> (relevant, reason): a structured Grade if the model has it, else yes/no text."""
+    check_chat_model(model)
     try:
         structured = model.with_structured_output(Grade)
     except NotImplementedError:
@@ -276,6 +289,7 @@ def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]
 # Saved from notebooks/02_working_scratchpad.ipynb, In [19]: edit it there, then `make sync`.
 def make_plan(min_evidence: int) -> Callable[[ResearchState], dict]:
     """The plan node: search the first part of the question that has too little evidence."""
+    check_int(min_evidence, "min_evidence", minimum=1)
 
     def plan(state: ResearchState) -> dict:
         aspects = question_aspects(question_of(state))
@@ -295,6 +309,9 @@ def make_plan(min_evidence: int) -> Callable[[ResearchState], dict]:
 # Saved from notebooks/02_working_scratchpad.ipynb, In [20]: edit it there, then `make sync`.
 def make_retrieve(index: CorpusIndex, k: int) -> Callable[[ResearchState], dict]:
     """The retrieve node: the top k unseen documents for current_query."""
+    if not isinstance(index, CorpusIndex):
+        raise TypeError(f"index must be a CorpusIndex, got {type(index).__name__}: {index!r:.80}")
+    check_int(k, "k", minimum=1)
 
     def retrieve(state: ResearchState) -> dict:
         seen = [d["id"] for d in state.get("retrieved_docs") or []]
@@ -345,6 +362,10 @@ def next_status(
 # Saved from notebooks/02_working_scratchpad.ipynb, In [23]: edit it there, then `make sync`.
 def make_grade(grader: Callable, min_evidence: int, max_iterations: int) -> Callable:
     """The grade node: grade the new documents, count the round, set status."""
+    if not callable(grader):
+        raise TypeError(f"grader must be a function (question, doc) -> (bool, str), got {grader!r}")
+    check_int(min_evidence, "min_evidence", minimum=1)
+    check_int(max_iterations, "max_iterations", minimum=1)
 
     def grade(state: ResearchState) -> dict:
         verdicts = grade_new_docs(state, grader)
@@ -372,6 +393,7 @@ def route_after_grade(state: ResearchState) -> str:
 # Saved from notebooks/02_working_scratchpad.ipynb, In [24]: edit it there, then `make sync`.
 def make_synthesize(model: BaseChatModel) -> Callable[[ResearchState], dict]:
     """The synthesize node: a cited answer from the kept documents, the only message a run adds."""
+    check_chat_model(model)
 
     def synthesize(state: ResearchState) -> dict:
         question, kept = question_of(state), kept_docs(state)
@@ -407,7 +429,7 @@ def review(state: ResearchState) -> dict:
 # Saved from notebooks/02_working_scratchpad.ipynb, In [25]: edit it there, then `make sync`.
 def build_research_graph(
     index: CorpusIndex,
-    model: BaseChatModel | None = None,
+    model: BaseChatModel,
     *,
     human_review: bool = False,
     k: int = 4,

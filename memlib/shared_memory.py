@@ -72,7 +72,10 @@ class Grant:
 def permits(grants: Sequence[Grant], namespace: tuple[str, ...], action: str) -> bool:
     """True if one of `grants` lets its holder `action` ("read" or "write") `namespace`."""
     if action not in ("read", "write"):
-        raise ValueError(f"action must be 'read' or 'write', got {action!r}")
+        error = ValueError if isinstance(action, str) else TypeError
+        raise error(f"action must be 'read' or 'write', got {action!r}")
+    if isinstance(grants, str) or not all(isinstance(g, Grant) for g in grants):
+        raise TypeError(f"grants must be a list of Grant, got {grants!r:.80}")
     return any(getattr(g, action) and namespace[: len(g.prefix)] == g.prefix for g in grants)
 
 
@@ -116,8 +119,7 @@ class ScopedStore(BaseStore):
                 f"grants must map agent names to lists of Grants, got {type(grants).__name__}: "
                 f"{grants!r}"[:200]
             )
-        if not isinstance(agent, str) or not agent.strip():
-            raise ValueError(f"agent must be a non-empty name, got {agent!r}")
+        checks.check_str(agent, "agent")
         if agent not in grants:
             raise ValueError(f"unknown agent {agent!r}: grants exist for {sorted(grants)}")
         own = grants[agent]
@@ -130,8 +132,8 @@ class ScopedStore(BaseStore):
         for g in own:
             if not isinstance(g, Grant):
                 raise TypeError(f"agent {agent!r}: {g!r} is not a Grant")
-        if thread_id is not None and (not isinstance(thread_id, str) or not thread_id):
-            raise ValueError(f"thread_id must be a non-empty str or None, got {thread_id!r}")
+        if thread_id is not None:
+            checks.check_str(thread_id, "thread_id")
         self.store = store
         self.agent = agent
         self.grants = own
@@ -244,7 +246,7 @@ def versions(store: BaseStore, namespace: tuple[str, ...], key: str) -> list[Ite
     """Every version written by put_version for `key`, oldest first."""
     checks.check_store(store)
     namespace = check_namespace(namespace)
-    if not isinstance(key, str) or not key or "@v" in key:
+    if "@v" in checks.check_str(key, "key"):
         raise ValueError(f"key must be a non-empty str without '@v', got {key!r}")
     found = []
     offset = 0

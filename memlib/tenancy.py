@@ -26,7 +26,7 @@ from langchain_core.messages import messages_to_dict
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from memlib.backends import sqlite_scrub
-from memlib.checks import USER_LAYOUTS, check_store, check_user_id
+from memlib.checks import USER_LAYOUTS, check_checkpointer, check_store, check_user_id
 from memlib.rotation import prune_history
 
 # Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
@@ -42,6 +42,7 @@ def _owned(namespace: tuple[str, ...], user_id: str) -> bool:
 def user_namespaces(store, user_id: str) -> list[tuple[str, ...]]:
     """Every namespace holding the user's items: the label after a USER_LAYOUTS prefix is theirs."""
     uid = check_user_id(user_id)
+    check_store(store)
     found = []
     for layout in USER_LAYOUTS:
         offset = 0
@@ -71,7 +72,7 @@ def _delete_items(store, user_id: str) -> int:
 def user_threads(checkpointer, user_id: str) -> list[str]:
     """The thread ids whose checkpoints were written with configurable user_id == user_id."""
     uid = check_user_id(user_id)
-    saver = getattr(checkpointer, "saver", checkpointer)
+    saver = getattr(check_checkpointer(checkpointer), "saver", checkpointer)
     return sorted(
         {t.config["configurable"]["thread_id"] for t in saver.list(None, filter={"user_id": uid})}
     )
@@ -89,6 +90,10 @@ def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), th
     """Forget one user: pending writes, items, namespaces, threads and freed bytes. Idempotent."""
     uid = check_user_id(user_id)
     check_store(store)
+    if checkpointer is not None:
+        check_checkpointer(checkpointer)
+    if isinstance(writers, str) or not all(callable(getattr(w, "forget", None)) for w in writers):
+        raise TypeError(f"writers must be a list of BlendedWriter, got {writers!r:.80}")
     # 1. Background writes first: one still pending would write the user back after the forget.
     pending = sum(writer.forget(uid) for writer in writers)
     # 2. Every item in the user's position of a layout; never a namespace where the id only
@@ -123,6 +128,8 @@ def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), th
 def export_user(store, checkpointer, user_id: str) -> dict:
     """Everything stored about a user as one JSON-able document: items, with their provenance and validity fields, and threads."""
     uid = check_user_id(user_id)
+    check_store(store)
+    check_checkpointer(checkpointer)
     items = []
     for namespace in user_namespaces(store, uid):
         offset = 0

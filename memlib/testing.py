@@ -66,7 +66,9 @@ def record(name: str, value) -> None:
     Outside IPython (a plain script) each figure is displayed at once instead.
     """
     global _HOOKED
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(name, str):
+        raise TypeError(f"record name must be a str, got {type(name).__name__}: {name!r}")
+    if not name.strip():
         raise ValueError(f"record name must be a non-empty string, got {name!r}")
     if hasattr(value, "item"):  # numpy scalars
         value = value.item()
@@ -126,6 +128,8 @@ def read_records(notebook_path: str | os.PathLike) -> dict:
 
 
 def _check_variant(variant: str | None) -> str | None:
+    if variant is not None and not isinstance(variant, str):
+        raise TypeError(f"variant must be a str or None, got {type(variant).__name__}: {variant!r}")
     if variant is not None and variant not in VARIANTS:
         raise ValueError(f"variant {variant!r} is not one of {VARIANTS} (or None)")
     return variant
@@ -147,6 +151,8 @@ def output_dir(notebook: str | os.PathLike, variant: str | None = None) -> Path:
 
 def variant_env(variant: str | None, base_url: str | None = None) -> dict[str, str] | None:
     """The backend environment variables a kernel gets for one variant (None: leave it be)."""
+    if base_url is not None and not isinstance(base_url, str):
+        raise TypeError(f"base_url must be a str or None, got {base_url!r}")
     if _check_variant(variant) is None:
         return None
     if variant == "offline":
@@ -298,6 +304,8 @@ def write_records(records: dict, variant: str | None = None, name: str = "record
 
 def counters(server, since: dict | None = None) -> dict:
     """The server's request counters now, or how much each grew since an earlier reading."""
+    if since is not None and not isinstance(since, dict):
+        raise TypeError(f"since must be an earlier counters() reading (a dict), got {since!r:.80}")
     now = {k: v for k, v in server.stats.items() if isinstance(v, int)}
     return {k: v - (since or {}).get(k, 0) for k, v in now.items()}
 
@@ -309,6 +317,8 @@ def load_expectations(stem: str):
     """tests/expectations/<stem>.py as a module (EXPECT, OPENAI_DIFFERENCES, TECHNIQUE), or None."""
     import importlib.util
 
+    if not isinstance(stem, str):
+        raise TypeError(f"stem must be a notebook's file stem (str), got {stem!r}")
     path = EXPECTATIONS / f"{stem}.py"
     if not path.exists():
         return None

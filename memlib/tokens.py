@@ -73,7 +73,7 @@ def ensure_offline_encodings() -> Path:
 @lru_cache(maxsize=4)
 def get_encoding(name: str = DEFAULT_ENCODING):
     """Return a real tiktoken Encoding, loaded offline."""
-    if not isinstance(name, str) or name not in ENCODINGS:
+    if check_str(name, "encoding") not in ENCODINGS:
         raise ValueError(f"unknown encoding {name!r}; expected one of {ENCODINGS}")
     ensure_offline_encodings()
     import tiktoken

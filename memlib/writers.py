@@ -31,7 +31,14 @@ from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from memlib.checks import check_int, check_namespace, check_number, check_user_id, namespace_for
+from memlib.checks import (
+    check_int,
+    check_namespace,
+    check_number,
+    check_str,
+    check_user_id,
+    namespace_for,
+)
 from memlib.fixtures import DATA_DIR, read_jsonl
 from memlib.semantic import fact_text
 
@@ -168,8 +175,9 @@ class BlendedWriter:
     def write(self, user_text: str, reply_text: str, *, user_id: str, thread_id: str):
         """Write one exchange: returns ('hot', agent result) or ('background', future)."""
         user_id = check_user_id(user_id)
-        if not isinstance(thread_id, str) or not thread_id.strip():
-            raise ValueError(f"thread_id must be a non-empty string, got {thread_id!r}")
+        check_str(thread_id, "thread_id")
+        check_str(user_text, "user_text", allow_empty=True)
+        check_str(reply_text, "reply_text", allow_empty=True)
         config = {"configurable": {"user_id": user_id, "thread_id": thread_id}}
         if self.route(user_text) == "hot":
             result = self.hot_path.invoke({"messages": [("user", user_text)]}, config)

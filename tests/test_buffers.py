@@ -122,10 +122,12 @@ def test_duplicate_or_missing_tool_call_ids_rejected():
         check_prompt_messages([HumanMessage("q"), dup])
 
 
-@pytest.mark.parametrize("prompt", ["", "  ", 7])
+@pytest.mark.parametrize("prompt", ["", "  "])
 def test_bad_system_prompt(prompt):
     with pytest.raises(ValueError, match="system_prompt"):
         FullBuffer(prompt)
+    with pytest.raises(TypeError, match="system_prompt must be a str, got int: 7"):
+        FullBuffer(7)
 
 
 def test_budget_smaller_than_system_prompt():
@@ -141,9 +143,15 @@ def test_budget_smaller_than_system_prompt():
     TokenTrimBuffer(SYSTEM, max_tokens=need)  # exactly enough is fine
 
 
-@pytest.mark.parametrize("value", [0, -5, 2.5, True, "100"])
+@pytest.mark.parametrize("value", [0, -5])
 def test_bad_budget_values(value):
-    with pytest.raises(ValueError, match="max_tokens must be an integer"):
+    with pytest.raises(ValueError, match="max_tokens must be >= 1"):
+        TokenTrimBuffer(SYSTEM, max_tokens=value)
+
+
+@pytest.mark.parametrize("value", [2.5, True, "100"])
+def test_budget_of_a_wrong_kind(value):
+    with pytest.raises(TypeError, match="max_tokens must be an int"):
         TokenTrimBuffer(SYSTEM, max_tokens=value)
 
 
@@ -444,7 +452,7 @@ def test_turn_topics_label_every_user_turn():
 
 @pytest.mark.parametrize("make", [FullBuffer, lambda s: TokenTrimBuffer(s, max_tokens=200)])
 def test_bad_input_FullBuffer(make):
-    with pytest.raises(ValueError, match="system_prompt must be a string.*None"):
+    with pytest.raises(TypeError, match="system_prompt must be a str.*None"):
         FullBuffer(None)
     with pytest.raises(TypeError, match="token_counter must be a callable.*'tiktoken'"):
         FullBuffer(SYSTEM, token_counter="tiktoken")
@@ -455,16 +463,16 @@ def test_bad_input_FullBuffer(make):
 
 
 def test_bad_input_SlidingWindowBuffer():
-    with pytest.raises(ValueError, match="max_turns must be an integer >= 1, got 0"):
+    with pytest.raises(ValueError, match="max_turns must be >= 1, got 0"):
         SlidingWindowBuffer(SYSTEM, max_turns=0)
-    with pytest.raises(ValueError, match="max_messages must be an integer >= 1, got '4'"):
+    with pytest.raises(TypeError, match="max_messages must be an int, got str: '4'"):
         SlidingWindowBuffer(SYSTEM, max_messages="4")
     with pytest.raises(TypeError, match="token_counter must be a callable.*3"):
         SlidingWindowBuffer(SYSTEM, max_turns=2, token_counter=3)
 
 
 def test_bad_input_TokenTrimBuffer():
-    with pytest.raises(ValueError, match="max_tokens must be an integer >= 1, got None"):
+    with pytest.raises(TypeError, match="max_tokens must be an int, got NoneType: None"):
         TokenTrimBuffer(SYSTEM, max_tokens=None)
     buf = TokenTrimBuffer(SYSTEM, max_tokens=200)
     with pytest.raises(TypeError, match="messages must be a list of langchain messages.*None"):
@@ -508,7 +516,7 @@ def test_bad_input_trim_to_budget():
     msgs = [SystemMessage(SYSTEM), HumanMessage("hi")]
     with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'hi'"):
         trim_to_budget("hi", 100)
-    with pytest.raises(ValueError, match="max_tokens must be an integer >= 1, got '100'"):
+    with pytest.raises(TypeError, match="max_tokens must be an int, got str: '100'"):
         trim_to_budget(msgs, "100")
     with pytest.raises(TypeError, match="token_counter must be a callable.*'o200k_base'"):
         trim_to_budget(msgs, 100, token_counter="o200k_base")
@@ -636,6 +644,9 @@ def test_check_prompt_messages_from_a_start():
     assert check_prompt_messages(history, start=2) == frozenset()
     with pytest.raises(ValueError, match="message 0.*empty"):
         check_prompt_messages([SystemMessage(" "), *tool_turn(1)], start=1)
-    for start in (-1, 7, True, "2"):
+    for start in (-1, 7):
         with pytest.raises(ValueError, match=rf"start must be an integer in 0..6, got {start!r}"):
+            check_prompt_messages(history, start=start)
+    for start in (True, "2"):
+        with pytest.raises(TypeError, match=rf"start must be an int, got .*{start!r}"):
             check_prompt_messages(history, start=start)

@@ -104,15 +104,27 @@ def test_exclude_skips_seen_documents_and_returns_copies(index):
     assert index.search("anything", k=5, exclude=[d["id"] for d in index.documents]) == []
 
 
-@pytest.mark.parametrize("query", ["", "   ", None, 3])
+@pytest.mark.parametrize("query", ["", "   "])
 def test_bad_query(index, query):
     with pytest.raises(ValueError, match="query"):
         index.search(query)
 
 
-@pytest.mark.parametrize("k", [0, -1, 1.5, True])
+@pytest.mark.parametrize("query", [None, 3])
+def test_query_of_a_wrong_kind(index, query):
+    with pytest.raises(TypeError, match="query must be a str"):
+        index.search(query)
+
+
+@pytest.mark.parametrize("k", [0, -1])
 def test_bad_k(index, k):
-    with pytest.raises(ValueError, match="k must be"):
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        index.search("chunking", k=k)
+
+
+@pytest.mark.parametrize("k", [1.5, True, "4"])
+def test_k_of_a_wrong_kind(index, k):
+    with pytest.raises(TypeError, match="k must be an int"):
         index.search("chunking", k=k)
 
 
@@ -135,6 +147,8 @@ def test_bad_input_CorpusIndex(index):
         CorpusIndex(doc("a"), MiniLMEmbeddings())
     with pytest.raises(TypeError, match="embeddings must be a langchain Embeddings, got str"):
         CorpusIndex([doc("a")], "minilm")
+    with pytest.raises(TypeError, match="embeddings must be a langchain Embeddings, got NoneType"):
+        CorpusIndex([doc("a")], None)  # no default: the caller chooses the embeddings
     with pytest.raises(ValueError, match="lacks fields"):
         CorpusIndex([{"id": "a"}], MiniLMEmbeddings())
     with pytest.raises(TypeError, match="exclude must be a list of document ids, got a str"):

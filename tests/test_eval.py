@@ -426,7 +426,7 @@ def test_bad_input_summarize():
 
 
 def test_bad_input_format_summary():
-    with pytest.raises(AttributeError):
+    with pytest.raises(TypeError, match="summary must be the dict summarize"):
         format_summary(["not", "a", "summary"])
 
 

@@ -1,8 +1,9 @@
 """The import graph of memlib and offline_model, read with ast: no cycle anywhere (imports inside
 functions included; importing a submodule counts as importing its packages, bar the importer's
-own), the memory layers never import the offline model at module level (they take any chat model),
-and in memlib only the backend switch (models.py) and the test runner's server start-up
-(testing.py) import offline_model, on first use."""
+own), every memlib module is placed in LAYERS, PLUMBING or TOP, the memory layers never import
+memlib.models or offline_model, not even inside a function (a layer takes its chat model and
+embeddings as arguments), and in memlib only the backend switch (models.py) and the test
+runner's server start-up (testing.py) import offline_model, on first use."""
 
 import ast
 from pathlib import Path
@@ -11,6 +12,7 @@ import memlib
 import offline_model
 
 PACKAGES = (Path(memlib.__file__).parent, Path(offline_model.__file__).parent)
+# The memory layers: each takes its chat model / embeddings / store as arguments.
 LAYERS = (
     "buffers",
     "corpus",
@@ -22,6 +24,27 @@ LAYERS = (
     "rotation",
     "writers",
     "procedural",
+    "tenancy",
+    "backends",
+    "agent",  # composes the layers; the caller passes the model, store and checkpointer
+)
+# What the layers stand on: argument checks, data files, token counting, the MiniLM embeddings,
+# the backend switch that picks a model (models) and the notebook runner (testing, browser).
+PLUMBING = ("checks", "fixtures", "tokens", "embeddings", "models", "testing", "browser")
+# Above the layers: the package's lazy exports, the command line, the notebook widgets and the
+# evaluation harness, which may choose a default model through memlib.models.
+TOP = (
+    "",
+    "__main__",
+    "widgets",
+    "eval",
+    "eval.__main__",
+    "eval.dataset",
+    "eval.generator",
+    "eval.harness",
+    "eval.metrics",
+    "eval.strategies",
+    "eval.trace",
 )
 
 
@@ -54,6 +77,11 @@ def _imported(node: ast.AST) -> set[str]:
         targets = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
     else:
         return set()
+    if isinstance(node, ast.ImportFrom) and node.module == "memlib" and not node.level:
+        # `from memlib import get_chat_model` loads the module that exports the name
+        targets += [
+            f"memlib.{memlib._WHERE[a.name]}" for a in node.names if a.name in memlib._WHERE
+        ]
     found = set()
     for target in targets:
         parts = target.split(".")
@@ -113,11 +141,32 @@ def test_memlib_and_offline_model_have_no_import_cycle():
     assert cycle is None, f"import cycle: {' -> '.join(cycle)}"
 
 
-def test_layers_do_not_import_the_offline_model_at_module_level():
-    graph = _graph(module_level_only=True)
-    for layer in LAYERS:
-        offline = sorted(m for m in graph[f"memlib.{layer}"] if m.startswith("offline_model"))
-        assert not offline, f"memlib.{layer} imports {offline} at module level"
+def _memlib(names) -> list[str]:
+    return [f"memlib.{n}" if n else "memlib" for n in names]
+
+
+def test_every_memlib_module_is_a_layer_plumbing_or_top():
+    placed = _memlib(LAYERS) + _memlib(PLUMBING) + _memlib(TOP)
+    assert len(placed) == len(set(placed)), "a module is placed twice"
+    modules = {m for m in MODULES if m.partition(".")[0] == "memlib"}
+    assert not modules - set(placed), f"place these modules: {sorted(modules - set(placed))}"
+    assert not set(placed) - modules, f"gone: {sorted(set(placed) - modules)}"
+
+
+def test_layers_do_not_import_the_model_switch_or_the_offline_model():
+    """Not even inside a function: a layer that picks its own default model lifts itself (and
+    every layer above it) over the plumbing; every layer takes its model as an argument."""
+    graph = _graph(module_level_only=False)
+    for layer in _memlib(LAYERS):
+        picked = sorted(
+            m for m in graph[layer] if m == "memlib.models" or m.startswith("offline_model")
+        )
+        assert not picked, f"{layer} imports {picked}"
+
+
+def test_the_graph_sees_an_import_of_an_exported_name():
+    tree = ast.parse("from memlib import get_chat_model, record")
+    assert {"memlib.models", "memlib.testing"} <= _imported(tree.body[0])
 
 
 BACKEND_SWITCH_AND_SERVER = {"memlib.models", "memlib.testing"}

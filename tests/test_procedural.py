@@ -334,8 +334,10 @@ def test_bad_input_propose_prompt(store):
 def test_bad_input_reject(store):
     propose_prompt(store, "support", V2, feedback="shorter", author="bob", now=NOW)
     before = snapshot(store)
-    with pytest.raises(ValueError, match="note.*None"):
+    with pytest.raises(TypeError, match="note.*None"):
         reject(store, "support", 2, reviewer="lead", note=None)
+    with pytest.raises(ValueError, match="note.*' '"):
+        reject(store, "support", 2, reviewer="lead", note=" ")
     with pytest.raises(TypeError, match="NoneType"):
         reject(None, "support", 2, reviewer="lead", note="no")
     with pytest.raises(ValueError, match="no prompt version 5"):
@@ -347,8 +349,10 @@ def test_bad_input_rollback(store):
     before = snapshot(store)
     with pytest.raises(TypeError, match="to_version.*'1'"):
         rollback(store, "support", reviewer="lead", to_version="1")
-    with pytest.raises(ValueError, match="reviewer.*None"):
+    with pytest.raises(TypeError, match="reviewer.*None"):
         rollback(store, "support", reviewer=None)
+    with pytest.raises(ValueError, match="reviewer.*''"):
+        rollback(store, "support", reviewer="")
     with pytest.raises(TypeError, match="NoneType"):
         rollback(None, "support", reviewer="lead")
     assert snapshot(store) == before

@@ -93,8 +93,10 @@ def test_grant_validation():
 def test_scoped_store_rejects_unknown_agent_bad_store_and_bad_grants(base):
     with pytest.raises(ValueError, match="unknown agent 'summarizer'.*researcher"):
         ScopedStore(base, "summarizer", GRANTS)
-    with pytest.raises(ValueError, match="agent must be a non-empty name"):
+    with pytest.raises(ValueError, match="agent must be a non-empty string"):
         ScopedStore(base, "", GRANTS)
+    with pytest.raises(TypeError, match="agent must be a str, got int"):
+        ScopedStore(base, 7, GRANTS)
     with pytest.raises(TypeError, match="BaseStore"):
         ScopedStore({}, "writer", GRANTS)
     with pytest.raises(TypeError, match="is not a Grant"):

@@ -63,7 +63,7 @@ def test_a_cell_shows_its_figures_as_one_table(tmp_path):
 def test_bad_input_record():
     with pytest.raises(ValueError, match="''"):
         record("", 1)
-    with pytest.raises(ValueError, match="None"):
+    with pytest.raises(TypeError, match="record name must be a str, got NoneType"):
         record(None, 1)
     with pytest.raises(TypeError, match=r"\[1, 2\]"):
         record("figure", [1, 2])

@@ -155,6 +155,10 @@ def load_dataset(path: str | Path) -> list[dict]:
 
 def save_dataset(cases: list[dict], path: str | Path) -> Path:
     """Validate every case, then write them as JSONL (all or nothing)."""
+    if isinstance(cases, str | dict) or not isinstance(cases, list):
+        raise TypeError(f"cases must be a list of dataset cases, got {cases!r:.80}")
+    if not isinstance(path, str | Path):
+        raise TypeError(f"path must be a str or Path, got {path!r:.80}")
     for i, case in enumerate(cases):
         try:
             validate_case(case)

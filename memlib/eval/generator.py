@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta, timezone
 
-from memlib.checks import check_int
+from memlib.checks import check_int, check_str
 
 FIRST = [
     "Tamsin",
@@ -230,7 +230,7 @@ def generate_case(
     ask("abstention", "How old am I?", [], [], [])
     ask("abstention", f"What is my favourite {rng.choice(ABSENT_TOPICS)}?", [], [], [])
     return {
-        "id": case_id or f"case-{seed}",
+        "id": f"case-{seed}" if case_id is None else check_str(case_id, "case_id"),
         "user_id": f"user-{seed}",
         "sessions": out_sessions,
         "questions": questions,

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from memlib.checks import check_chat_model
 from memlib.eval.dataset import validate_case
 from memlib.eval.metrics import evidence_recall_at_k, grade, summarize
 from memlib.eval.strategies import STRATEGIES, Strategy
@@ -103,8 +104,14 @@ def evaluate(
     from memlib.models import get_chat_model
     from memlib.writers import ModelCallCounter
 
-    if isinstance(cases, dict | str) or not isinstance(cases, Sequence) or not cases:
-        raise ValueError(f"cases must be a non-empty list of dataset cases, got {cases!r:.80}")
+    if isinstance(cases, dict | str) or not isinstance(cases, Sequence):
+        raise TypeError(f"cases must be a list of dataset cases, got {cases!r:.80}")
+    if not cases:
+        raise ValueError("cases must be a non-empty list of dataset cases, got []")
+    if model is not None:
+        check_chat_model(model)
+    if not isinstance(quiet, bool):
+        raise TypeError(f"quiet must be True or False, got {quiet!r}")
     for i, case in enumerate(cases):
         try:
             validate_case(case)

@@ -123,6 +123,10 @@ SHORT = {
 
 def format_summary(summary: dict, title: str = "") -> str:
     """The per-type summary as an aligned text table."""
+    if not isinstance(summary, dict):
+        raise TypeError(f"summary must be the dict summarize() returns, got {summary!r:.80}")
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a str, got {title!r:.80}")
     head = ["type"] + [SHORT.get(c, c) for c in COLUMNS]
     lines = [
         [t]

@@ -32,7 +32,7 @@ from contextvars import ContextVar
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from memlib.buffers import FullBuffer, SlidingWindowBuffer, TokenTrimBuffer
-from memlib.checks import check_int
+from memlib.checks import check_chat_model, check_int, check_store, check_str
 
 SYSTEM = "You are a helpful assistant. Answer from what the user told you; if you were not told, say you don't know."
 
@@ -50,6 +50,14 @@ class Strategy:
     retrieves = False
 
     def __init__(self, model, store=None, trace=None):
+        from memlib.eval.trace import Trace
+
+        if model is not None:  # None: a FunctionStrategy, whose function has its own model
+            check_chat_model(model)
+        if store is not None:
+            check_store(store)
+        if trace is not None and not isinstance(trace, Trace):
+            raise TypeError(f"trace must be a memlib.eval Trace or None, got {trace!r:.80}")
         self.model, self.store, self.trace = model, store, trace
         self.retrieved: list[str] | None = None
 
@@ -72,7 +80,11 @@ class BufferStrategy(Strategy):
 
     def __init__(self, model, store=None, trace=None, *, make_buffer: Callable, name: str):
         super().__init__(model, store, trace)
-        self.make_buffer, self.name = make_buffer, name
+        if not callable(make_buffer):
+            raise TypeError(
+                f"make_buffer must be a function returning a buffer, got {make_buffer!r}"
+            )
+        self.make_buffer, self.name = make_buffer, check_str(name, "name")
 
     def start(self, case):
         super().start(case)
@@ -193,6 +205,8 @@ def fact_manager(model, store):
 
     from memlib.semantic import FACTS_NAMESPACE, Fact
 
+    check_chat_model(model)
+    check_store(store)
     warnings.filterwarnings("ignore", category=LangGraphDeprecatedSinceV10)
     return create_memory_store_manager(
         model,
@@ -315,7 +329,7 @@ class FunctionStrategy(Strategy):
                 f"fn must be a function from a list of messages to a string, got {fn!r}"
             )
         super().__init__(None)
-        self.fn, self.name = fn, name
+        self.fn, self.name = fn, check_str(name, "name")
 
     def start(self, case):
         super().start(case)
@@ -349,8 +363,7 @@ def function_strategy(fn: Callable[[list[BaseMessage]], str], name: str = "mine"
     """A strategy factory for the harness from a function messages -> answer text (a reader's agent)."""
     if not callable(fn):
         raise TypeError(f"fn must be a function from a list of messages to a string, got {fn!r}")
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"name must be a non-empty string, got {name!r}")
+    check_str(name, "name")
 
     def make(model, store, trace, **options):
         return FunctionStrategy(fn, name)
