@@ -393,7 +393,7 @@ def _content_ok(content: Any, param: str, allow_none: bool) -> None:
             raise _wrong_type(f"{param}[{j}].text", "a string", part.get("text"))
 
 
-def validate_messages(messages: Any) -> None:
+def validate_openai_messages(messages: Any) -> None:
     """OpenAI's checks on `messages`: roles, content, tool-call / tool-message pairing."""
     # Every assistant message with tool_calls must be followed by tool messages answering each id,
     # in the order of the calls; a tool message must answer a call of the assistant message before
@@ -654,7 +654,7 @@ def validate_chat(body: dict) -> None:
                 "and 'tool_choice'.",
                 legacy,
             )
-    validate_messages(body.get("messages"))
+    validate_openai_messages(body.get("messages"))
     tools = body.get("tools")
     if tools is not None:
         validate_tools(tools)

@@ -486,8 +486,8 @@ def _all(facts: list[Statement], predicate: str) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def fact_text(f: Statement) -> str:
-    """A standalone third-person memory for a fact."""
+def statement_sentence(f: Statement) -> str:
+    """The third-person sentence a parsed fact is written as (memlib's fact_text reads one back)."""
     return f.as_text() + "."
 
 
@@ -576,7 +576,7 @@ class Filler:
         facts = self.facts
         if fact is not None:
             if c == "content":
-                return fact_text(fact)
+                return statement_sentence(fact)
             if c == "subject":
                 name = _latest(facts, "name")
                 return name.value if name and fact.predicate != "name" else "User"
@@ -731,7 +731,7 @@ def per_fact_facts(ctx: Context) -> list[Statement]:
 
 def memory_notes(ctx: Context) -> list[str]:
     """Standalone notes: one per fact, plus "remember that ..." requests the rules did not parse."""
-    notes = [fact_text(f) for f in per_fact_facts(ctx)]
+    notes = [statement_sentence(f) for f in per_fact_facts(ctx)]
     covered = " ".join(notes).lower()
     for text in ctx.user_texts:
         for m in _REMEMBER.finditer(text):
@@ -1155,7 +1155,7 @@ def _record_patch(record: Record, old: Statement, new: Statement) -> list[dict]:
             return [
                 {"op": "replace", "path": "/content", "value": text.replace(old.value, new.value)}
             ]
-        return [{"op": "replace", "path": "/content", "value": fact_text(new)}]
+        return [{"op": "replace", "path": "/content", "value": statement_sentence(new)}]
     ops = []
     for key, current in value.items():
         c = concept(key, {})
@@ -1711,7 +1711,7 @@ def _search_args(tool: ToolSpec, ctx: Context, filler: Filler, many: bool) -> li
                 )
         queries.append(question)
     if many:
-        queries += [fact_text(f) for f in per_fact_facts(ctx)]
+        queries += [statement_sentence(f) for f in per_fact_facts(ctx)]
     queries = list(dict.fromkeys(q for q in queries if q))[:MAX_SEARCH_CALLS] or [
         base.get(qkey, "")
     ]
@@ -1809,7 +1809,7 @@ def _agent_policy(
 
     if not after:  # step 1
         if wants_write and searcher is not None:
-            queries = [fact_text(f) for f in facts] + notes + retracted
+            queries = [statement_sentence(f) for f in facts] + notes + retracted
             for q in list(dict.fromkeys(queries))[:MAX_SEARCH_CALLS]:
                 calls += [
                     (searcher.name, a)
