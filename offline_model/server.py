@@ -181,7 +181,25 @@ def strict_schema_error(schema: Any) -> str | None:
         got = "anyOf" if "anyOf" in schema else schema.get("type")
         return f"schema must be a JSON Schema of 'type: \"object\"', got 'type: \"{got}\"'."
     totals = Counter()
-    return _strict_node_error(schema, (), 0, schema, totals) or _strict_size_error(totals)
+    error = _strict_node_error(schema, (), 0, schema, totals)
+    if error:
+        return error
+    if totals["properties"] > STRICT_MAX_PROPERTIES:
+        return (
+            f"schema has {totals['properties']} object properties, more than the limit of "
+            f"{STRICT_MAX_PROPERTIES}."
+        )
+    if totals["enum"] > STRICT_MAX_ENUM_VALUES:
+        return (
+            f"schema has {totals['enum']} enum values, more than the limit of "
+            f"{STRICT_MAX_ENUM_VALUES}."
+        )
+    if totals["chars"] > STRICT_MAX_STRING_CHARS:
+        return (
+            f"property names, definition names, enum and const values total {totals['chars']} "
+            f"characters, more than the limit of {STRICT_MAX_STRING_CHARS}."
+        )
+    return None
 
 
 def _strict_node_error(
@@ -263,26 +281,6 @@ def _strict_object_error(
         error = _strict_node_error(sub, (*ctx, "properties", name), depth + 1, root, totals)
         if error:
             return error
-    return None
-
-
-def _strict_size_error(totals: Counter) -> str | None:
-    """Whether the whole schema's property, enum and string totals exceed strict mode's limits."""
-    if totals["properties"] > STRICT_MAX_PROPERTIES:
-        return (
-            f"schema has {totals['properties']} object properties, more than the limit of "
-            f"{STRICT_MAX_PROPERTIES}."
-        )
-    if totals["enum"] > STRICT_MAX_ENUM_VALUES:
-        return (
-            f"schema has {totals['enum']} enum values, more than the limit of "
-            f"{STRICT_MAX_ENUM_VALUES}."
-        )
-    if totals["chars"] > STRICT_MAX_STRING_CHARS:
-        return (
-            f"property names, definition names, enum and const values total {totals['chars']} "
-            f"characters, more than the limit of {STRICT_MAX_STRING_CHARS}."
-        )
     return None
 
 

@@ -1075,9 +1075,10 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
         if not any(content_terms(f.value) <= content_terms(c) for c in retracted)
     ]
     documents = [r for r in ctx.existing if _is_document(r, tools)]
-    patches, handled = _document_patches(
-        documents, tools, filler, retracted, schema_tools, len(new_facts)
-    )
+    patches = _document_patches(documents, tools, filler, retracted)
+    # The documents absorb the new facts when no schema takes one per fact.
+    absorbed = documents and not any(_is_per_fact(t) for t in schema_tools)
+    handled = set(range(len(new_facts))) if absorbed else set()
     calls = _record_patches(ctx, tools, documents, new_facts, patches, handled)
     if "PatchDoc" in tools:
         for rid, (ops, notes) in patches.items():
@@ -1105,17 +1106,10 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
 
 
 def _document_patches(
-    documents: list[Record],
-    tools: dict[str, ToolSpec],
-    filler: Filler,
-    retracted: list[str],
-    schema_tools: list[ToolSpec],
-    n_facts: int,
-) -> tuple[dict[str, tuple[list[dict], list[str]]], set[int]]:
-    """Each profile document's ops and notes (retracted fields removed, newly stated ones set),
-    and the new facts' indexes the documents absorb (all, when no schema takes one per fact)."""
+    documents: list[Record], tools: dict[str, ToolSpec], filler: Filler, retracted: list[str]
+) -> dict[str, tuple[list[dict], list[str]]]:
+    """Each profile document's ops and notes: retracted fields removed, newly stated ones set."""
     patches: dict[str, tuple[list[dict], list[str]]] = {}
-    handled: set[int] = set()
     for r in documents:
         tool = tools.get(r.kind)
         # Without the schema bound (enable_inserts=False), the record's own fields are the schema.
@@ -1125,9 +1119,7 @@ def _document_patches(
         ops, notes = ops + more_ops, notes + more_notes
         if ops:
             patches[r.id] = (ops, notes)
-        if not any(_is_per_fact(t) for t in schema_tools):
-            handled |= set(range(n_facts))  # the document absorbs the facts
-    return patches, handled
+    return patches
 
 
 def _record_patches(
