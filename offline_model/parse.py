@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 
 SLOTS = ("name", "employer", "role", "location")
@@ -920,268 +921,13 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
     """_read for one clause group; `context` is the whole sentence a piece was cut from."""
     lower = sentence.islower()
     doc = _doc(normalise(sentence))
-    out: list[tuple[str, str]] = []
+    out = _introductions(doc, lower)
     blocked: set[str] = set()
-    for token in doc:
-        # "Prof. Novak here." / "Kenji here, civil servant at X": an introduction
-        if _introduces(token):
-            # "omg hi Kenji here": the tagger may hang "here" on "omg"; a name is capitalised
-            names = [token] if token.text[:1].isupper() or lower else []
-            names += [a for a in token.children if a.dep_ == "appos" and a.text[:1].isupper()]
-            for name in names[:1]:
-                out += [("name", _span(name)), *_appositive_job(name)]
-                # "Dmitri Keller here from Soylent Corporation" (a city after "from" is ambiguous)
-                for here in (c for c in token.children if c.lower_ == "here"):
-                    out += [
-                        ("employer", _span(o, article=True))
-                        for o in _objects(here, ("from",)) + _objects(token, ("from",))
-                        if o.ent_type_ == "ORG"
-                    ]
     for clause in doc:
-        if clause.pos_ not in ("VERB", "AUX"):
-            continue
-        if clause.lemma_.lower() in ("address", "know", "call") and any(
-            d.lower_ == "me" for d in clause.children
-        ):
-            # "You can address me as Dr. Barros", "People know me as X"
-            out += [
-                ("name", _span(o))
-                for p in clause.children
-                if p.dep_ == "prep" and p.lower_ == "as"
-                for o in p.children
-                if o.dep_ == "pobj" and o.pos_ == "PROPN"
-            ]
-        if clause.lemma_.lower() in ("call", "name") and any(
-            d.lower_ == "me" for d in clause.children
-        ):  # "Call me Dr. Novak", "My parents named me Dmitri"
-            out += [
-                ("name", _title_name(c))
-                for c in clause.children
-                if c.dep_ in ("oprd", "xcomp") and (c.pos_ == "PROPN" or lower)
-            ]
-            continue
-        subjects = [c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass")]
-        if (
-            clause.lemma_ == "be"
-            and subjects
-            and subjects[0].lower_ in _DEMONSTRATIVE
-            and not _hedged(clause)
-        ):
-            if any(
-                c.dep_ in ("attr", "advmod", "npadvmod")
-                and c.lower_ == "home"
-                and not list(c.children)
-                for c in clause.children
-            ):
-                out.append(("location", ANAPHOR_THAT))  # "since that's home", "but it's home"
-                continue
-            cleft = _cleft(clause)
-            if cleft is not None:
-                out += cleft  # "It's Globex where I work", "it's Porto that I call home"
-                continue
-            # "My name isn't Ingrid, it's Kenji": the denied clause names the slot corrected
-            denied = [
-                _slot_subject(n)
-                for v in clause.children
-                if v.dep_ in ("ccomp", "conj", "parataxis") and _hedged(v)
-                for n in v.children
-                if n.dep_ == "nsubj"
-            ]
-            if denied and denied[0]:
-                out += [
-                    (denied[0], _span(c, article=denied[0] == "employer"))
-                    for c in clause.children
-                    if c.dep_ == "attr" and c.pos_ == "PROPN"
-                ]
-                continue
-            # "This is Zanele." / "It's Kwame here.": an introduction, the user's name
-            out += [
-                fact
-                for c in clause.children
-                if c.dep_ == "attr"
-                and c.pos_ == "PROPN"
-                and not _has_det(c)
-                and c.ent_type_ != "ORG"
-                # "it's New Orleans for me" is a place; "It's Kenji" whatever the label
-                and not any(p.dep_ == "prep" and p.lower_ == "for" for p in c.children)
-                and not (c.ent_type_ in ("GPE", "LOC") and len(_span(c).split()) > 1)
-                for fact in [("name", _span(c)), *_appositive_job(c)]
-            ]
-            continue
-        if (
-            clause.lemma_ in ("speak", "write")
-            and clause.tag_ == "VBG"
-            and not [c for c in clause.children if c.dep_ in ("aux", "dobj", "prep")]
-        ):
-            # "Felix speaking." (how people answer a phone or open a message)
-            out += [("name", _span(c)) for c in subjects if c.pos_ == "PROPN"]
-            continue
-        if not _is_user(clause) or _hedged(clause):
-            # Another person's clause ("My sister lives in Porto") or a hedged one of the user's
-            # blocks its values; a participle without a subject ("a startup called X, based in
-            # Y") describes a noun and blocks nothing.
-            if subjects or _is_user(clause):
-                blocked |= {t.lower_ for t in clause.subtree if t.pos_ in ("PROPN", "NOUN")}
-            # "My name is X", "My employer is X", "Home is X": the subject names the slot.
-            slot = _slot_subject(subjects[0]) if subjects and clause.lemma_ == "be" else None
-            if slot and not _hedged(clause):
-                for c in clause.children:
-                    if c.dep_ in ("attr", "acomp", "oprd") and c.lower_ not in _WH:
-                        value = _span(c, article=slot == "employer")
-                        out.append(
-                            (slot, value.title() if slot == "name" and c.is_lower else value)
-                        )
-            continue
-        lemma = clause.lemma_.lower()
-        if lemma in ("live", "base") or (lemma == "be" and _is_user(clause)):
-            for o in _objects(clause, ("outside", "near", "in")):
-                if o.lemma_.lower() in (
-                    "area",
-                    "region",
-                    "suburb",
-                    "outskirts",
-                    "centre",
-                    "center",
-                ):
-                    # "I'm in the Harrowgate area", "I live in the Riga suburbs"
-                    out += [
-                        ("location", _span(c))
-                        for c in o.children
-                        if c.dep_ in ("compound", "amod") and c.text[:1].isupper()
-                    ]
-                elif o.head.lower_ in ("outside", "near") and lemma != "be" and o.pos_ == "PROPN":
-                    out.append(("location", _span(o)))  # "I live just outside Harrowgate"
-        if lemma in _PLACE_VERBS:  # "I live out in Utrecht", "I live over in Riga"
-            for adv in (a for a in clause.children if a.lower_ in _DIRECTIONS):
-                out += [
-                    ("location", _span(o))
-                    for o in _objects(adv, ("in",))
-                    if o.pos_ == "PROPN" or o.ent_type_ in ("GPE", "LOC")
-                ]
-        if lemma in ("hire", "employ", "recruit"):  # "I was hired by X as a Y"
-            for c in clause.children:
-                objs = [o for o in c.children if o.dep_ == "pobj"]
-                if c.dep_ == "agent" and objs:
-                    them = objs[0].lower_ in ("them", "it")
-                    out.append(
-                        ("employer", ANAPHOR_THEIR if them else _span(objs[0], article=True))
-                    )
-                elif c.dep_ == "prep" and c.lower_ == "as" and objs:
-                    # "I was hired as an optician at Tarnwell Foods"
-                    out += [("role", _span(objs[0])), *_employers(objs[0])]
-            continue
-        for c in clause.children:
-            if c.dep_ == "prep":
-                objs = [o for o in c.children if o.dep_ == "pobj"]
-                if not objs:
-                    continue
-                if (
-                    objs[0].ent_type_ in ("DATE", "TIME", "DURATION")
-                    or (objs[0].ent_type_ == "CARDINAL" and objs[0].text.isdigit())
-                    or objs[0].lemma_.lower() in _TIME_NOUNS
-                ):
-                    continue  # "for three years", "at the moment": a time, not an employer
-                value = _span(objs[0], article=c.lower_ in ("at", "for", "with"))
-                if c.lower_ == "by" and lemma == "go" and clause.head.lemma_ != "let":
-                    out.append(("name", value))  # "I go by Nadia"
-                elif (
-                    c.lower_ == "in"
-                    and lemma == "be"
-                    and objs[0].pos_ == "NOUN"
-                    and not objs[0].ent_type_
-                    and not lower
-                ):
-                    if not _has_det(objs[0]) and objs[0].lower_ not in ("case", "time", "town"):
-                        out.append(("role", value))  # "I'm in payroll", "I'm in sales"
-                elif c.lower_ in ("in", "to") and (
-                    lemma in _PLACE_VERBS or (lemma == "be" and c.lower_ == "in")
-                ):
-                    if objs[0].pos_ == "PROPN" or objs[0].ent_type_ or lower:
-                        out.append(("location", value))  # not "in case", "in a small flat"
-                elif c.lower_ == "from" and lemma == "commute":
-                    out.append(("location", value))  # "I commute from Riga to Utrecht"
-                elif (
-                    c.lower_ in ("in",)
-                    and lemma in _WORK_VERBS
-                    and objs[0].ent_type_ in ("GPE", "LOC")
-                ):
-                    out.append(("location", value))
-                elif c.lower_ in ("at", "for", "with") and lemma in _WORK_VERBS:
-                    if objs[0].lower_ not in ("home", "night", "weekends", "heart"):
-                        out.append(("employer", value))
-                elif c.lower_ in ("with", "at") and lemma == "be":
-                    if objs[0].pos_ == "PROPN" or objs[0].ent_type_ in ("ORG", "FAC") or lower:
-                        out.append(("employer", value))  # not "with a hyphen", "at home"
-                elif c.lower_ == "as" and lemma in (*_WORK_VERBS, "qualify", "serve"):
-                    out += [("role", value), *_employers(objs[0])]
-            elif (
-                c.dep_ in ("acomp", "attr")
-                and lemma == "be"
-                and lower
-                and not [d for d in c.children if d.dep_ not in ("cc", "conj", "punct")]
-                and _lowercase_name(c.text)
-            ):
-                out.append(("name", c.text.title()))  # "hi i'm greta"
-            elif c.dep_ == "dobj" and lemma == "join":
-                out.append(("employer", _span(c, article=True)))
-            elif (
-                c.dep_ in ("oprd", "xcomp")
-                and lemma == "call"
-                and any(d.lower_ == "me" for d in clause.children)
-            ):
-                out.append(("name", _title_name(c)))
-            elif (
-                c.dep_ == "dobj"
-                and lemma == "do"
-                and (c.pos_ == "NOUN" or c.tag_ == "VBG")  # "I do plumbing for a living"
-                and not _has_det(c)
-            ):
-                as_ = _objects(c, ("as",)) + _objects(clause, ("as",))
-                # "I do sales for X"; "I do freelance work as a nurse": the role is the nurse
-                out.append(("role", _span(as_[0]) if as_ else _span(c)))
-                out += _employers(clause, ("for", "at")) + _employers(c, ("for", "at"))
-            elif (
-                (c.dep_ == "attr" or (c.dep_ == "acomp" and c.pos_ == "PROPN" and not lower))
-                and lemma in ("be", "become")
-                and c.lower_ not in _WH
-            ):
-                if (c.pos_ == "PROPN" or c.ent_type_ == "PERSON") and not _has_det(c):
-                    out.append(("name", _span(c)))
-                    out += _appositive_job(c)
-                elif (
-                    _has_det(c)
-                    and not any(d.lower_ == "no" for d in c.children)  # "I'm no exception"
-                    and c.lemma_.lower() not in _NOT_ROLES
-                    and not (
-                        c.lemma_ in ("specialist", "expert")
-                        and any(p.dep_ == "prep" and p.lower_ == "in" for p in c.children)
-                    )
-                ):  # "I'm a nurse", "I'm the CTO"; not "I'm vegan", "a specialist in Kafka"
-                    out.append(("role", _span(c)))
-                    for p in c.children:
-                        objs = [o for o in p.children if o.dep_ == "pobj"]
-                        if p.dep_ == "prep" and p.lower_ in ("at", "with", "for") and objs:
-                            if not _is_time(objs[0]):  # not "a welder for ten years"
-                                out.append(("employer", _span(objs[0], article=True)))
-                        elif (
-                            p.dep_ == "prep"
-                            and p.lower_ == "in"
-                            and objs
-                            and objs[0].ent_type_ in ("GPE", "LOC")
-                        ):
-                            out.append(("location", _span(objs[0])))  # "a teacher in Cape Town"
-                        elif p.dep_ == "prep" and p.lower_ == "of" and objs:
-                            # "the CTO of Nimbus Labs", "the CTO of a startup called Nimbus Labs"
-                            org = objs[0]
-                            named = [
-                                n
-                                for a in org.children
-                                if a.dep_ == "acl" and a.lemma_ in ("call", "name")
-                                for n in a.children
-                                if n.dep_ in ("oprd", "attr", "dobj")
-                            ]
-                            if named or org.pos_ == "PROPN":
-                                out.append(("employer", _span((named or [org])[0], article=True)))
+        if clause.pos_ in ("VERB", "AUX"):
+            facts, words = _read_clause(clause, lower)
+            out += facts
+            blocked |= words
     out += _possessive_facts(doc, context)
     out += _there(doc)
     if lower:  # "pied piper" from an all-lower-case message is the name Pied Piper
@@ -1189,6 +935,296 @@ def _read_one(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], 
             (slot, v if slot == "role" or v.startswith("\x00") else v.title()) for slot, v in out
         ]
     return [(s, v) for s, v in out if v], blocked
+
+
+def _introductions(doc, lower: bool) -> list[tuple[str, str]]:
+    """ "Prof. Novak here." / "Kenji here, civil servant at X": the writer introducing
+    themselves by name, with a job beside it or a firm after "from"."""
+    out = []
+    for token in doc:
+        if not _introduces(token):
+            continue
+        # "omg hi Kenji here": the tagger may hang "here" on "omg"; a name is capitalised
+        names = [token] if token.text[:1].isupper() or lower else []
+        names += [a for a in token.children if a.dep_ == "appos" and a.text[:1].isupper()]
+        for name in names[:1]:
+            out += [("name", _span(name)), *_appositive_job(name)]
+            # "Dmitri Keller here from Soylent Corporation" (a city after "from" is ambiguous)
+            for here in (c for c in token.children if c.lower_ == "here"):
+                out += [
+                    ("employer", _span(o, article=True))
+                    for o in _objects(here, ("from",)) + _objects(token, ("from",))
+                    if o.ent_type_ == "ORG"
+                ]
+    return out
+
+
+def _read_clause(clause, lower: bool) -> tuple[list[tuple[str, str]], set[str]]:
+    """A verb's facts about the writer, and the words it blocks (when it is someone else's
+    clause or hedged), read by the first kind of clause it is."""
+    lemma = clause.lemma_.lower()
+    out = []
+    if lemma in ("address", "know", "call") and any(d.lower_ == "me" for d in clause.children):
+        # "You can address me as Dr. Barros", "People know me as X"
+        out += [
+            ("name", _span(o))
+            for p in clause.children
+            if p.dep_ == "prep" and p.lower_ == "as"
+            for o in p.children
+            if o.dep_ == "pobj" and o.pos_ == "PROPN"
+        ]
+    if lemma in ("call", "name") and any(d.lower_ == "me" for d in clause.children):
+        # "Call me Dr. Novak", "My parents named me Dmitri"
+        return out + [
+            ("name", _title_name(c))
+            for c in clause.children
+            if c.dep_ in ("oprd", "xcomp") and (c.pos_ == "PROPN" or lower)
+        ], set()
+    subjects = [c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if (
+        clause.lemma_ == "be"
+        and subjects
+        and subjects[0].lower_ in _DEMONSTRATIVE
+        and not _hedged(clause)
+    ):
+        return out + _this_is(clause), set()
+    if (
+        clause.lemma_ in ("speak", "write")
+        and clause.tag_ == "VBG"
+        and not [c for c in clause.children if c.dep_ in ("aux", "dobj", "prep")]
+    ):
+        # "Felix speaking." (how people answer a phone or open a message)
+        return out + [("name", _span(c)) for c in subjects if c.pos_ == "PROPN"], set()
+    if not _is_user(clause) or _hedged(clause):
+        facts, blocked = _not_the_users(clause, subjects)
+        return out + facts, blocked
+    out += _place_around(clause, lemma)
+    if lemma in ("hire", "employ", "recruit"):
+        return out + _hired(clause), set()
+    for c in clause.children:
+        if c.dep_ == "prep":
+            out += _prep_fact(clause, c, lemma, lower)
+        else:
+            out += _complement_fact(clause, c, lemma, lower)
+    return out, set()
+
+
+def _this_is(clause) -> list[tuple[str, str]]:
+    """ "It's home", "It's Globex where I work", "My name isn't Ingrid, it's Kenji", "This is
+    Zanele.": what a "this / it / that is" clause of the writer's states."""
+    if any(
+        c.dep_ in ("attr", "advmod", "npadvmod") and c.lower_ == "home" and not list(c.children)
+        for c in clause.children
+    ):
+        return [("location", ANAPHOR_THAT)]  # "since that's home", "but it's home"
+    cleft = _cleft(clause)
+    if cleft is not None:
+        return cleft  # "It's Globex where I work", "it's Porto that I call home"
+    # "My name isn't Ingrid, it's Kenji": the denied clause names the slot corrected
+    denied = [
+        _slot_subject(n)
+        for v in clause.children
+        if v.dep_ in ("ccomp", "conj", "parataxis") and _hedged(v)
+        for n in v.children
+        if n.dep_ == "nsubj"
+    ]
+    if denied and denied[0]:
+        return [
+            (denied[0], _span(c, article=denied[0] == "employer"))
+            for c in clause.children
+            if c.dep_ == "attr" and c.pos_ == "PROPN"
+        ]
+    # "This is Zanele." / "It's Kwame here.": an introduction, the user's name
+    return [
+        fact
+        for c in clause.children
+        if c.dep_ == "attr"
+        and c.pos_ == "PROPN"
+        and not _has_det(c)
+        and c.ent_type_ != "ORG"
+        # "it's New Orleans for me" is a place; "It's Kenji" whatever the label
+        and not any(p.dep_ == "prep" and p.lower_ == "for" for p in c.children)
+        and not (c.ent_type_ in ("GPE", "LOC") and len(_span(c).split()) > 1)
+        for fact in [("name", _span(c)), *_appositive_job(c)]
+    ]
+
+
+def _not_the_users(clause, subjects: list) -> tuple[list[tuple[str, str]], set[str]]:
+    """Another person's clause ("My sister lives in Porto") or a hedged one of the user's: the
+    words it blocks, and the slot its subject names ("My name is X", "Home is X")."""
+    # A participle without a subject ("a startup called X, based in Y") describes a noun and
+    # blocks nothing.
+    blocked: set[str] = set()
+    if subjects or _is_user(clause):
+        blocked = {t.lower_ for t in clause.subtree if t.pos_ in ("PROPN", "NOUN")}
+    # "My name is X", "My employer is X", "Home is X": the subject names the slot.
+    slot = _slot_subject(subjects[0]) if subjects and clause.lemma_ == "be" else None
+    out = []
+    if slot and not _hedged(clause):
+        for c in clause.children:
+            if c.dep_ in ("attr", "acomp", "oprd") and c.lower_ not in _WH:
+                value = _span(c, article=slot == "employer")
+                out.append((slot, value.title() if slot == "name" and c.is_lower else value))
+    return out, blocked
+
+
+def _place_around(clause, lemma: str) -> list[tuple[str, str]]:
+    """ "I'm in the Harrowgate area", "I live just outside Harrowgate", "I live out in Utrecht":
+    a place the writer lives in, near or out in."""
+    out = []
+    if lemma in ("live", "base") or (lemma == "be" and _is_user(clause)):
+        for o in _objects(clause, ("outside", "near", "in")):
+            if o.lemma_.lower() in ("area", "region", "suburb", "outskirts", "centre", "center"):
+                # "I'm in the Harrowgate area", "I live in the Riga suburbs"
+                out += [
+                    ("location", _span(c))
+                    for c in o.children
+                    if c.dep_ in ("compound", "amod") and c.text[:1].isupper()
+                ]
+            elif o.head.lower_ in ("outside", "near") and lemma != "be" and o.pos_ == "PROPN":
+                out.append(("location", _span(o)))  # "I live just outside Harrowgate"
+    if lemma in _PLACE_VERBS:  # "I live out in Utrecht", "I live over in Riga"
+        for adv in (a for a in clause.children if a.lower_ in _DIRECTIONS):
+            out += [
+                ("location", _span(o))
+                for o in _objects(adv, ("in",))
+                if o.pos_ == "PROPN" or o.ent_type_ in ("GPE", "LOC")
+            ]
+    return out
+
+
+def _hired(clause) -> list[tuple[str, str]]:
+    """ "I was hired by X as a Y", "I was hired as an optician at Tarnwell Foods"."""
+    out = []
+    for c in clause.children:
+        objs = [o for o in c.children if o.dep_ == "pobj"]
+        if c.dep_ == "agent" and objs:
+            them = objs[0].lower_ in ("them", "it")
+            out.append(("employer", ANAPHOR_THEIR if them else _span(objs[0], article=True)))
+        elif c.dep_ == "prep" and c.lower_ == "as" and objs:
+            out += [("role", _span(objs[0])), *_employers(objs[0])]
+    return out
+
+
+def _prep_fact(clause, c, lemma: str, lower: bool) -> list[tuple[str, str]]:
+    """What the writer's verb and its preposition `c` state: "I go by Nadia", "I'm in payroll",
+    "I live in Riga", "I commute from Riga", "I work at X", "I work as a Y"."""
+    objs = [o for o in c.children if o.dep_ == "pobj"]
+    if not objs:
+        return []
+    if (
+        objs[0].ent_type_ in ("DATE", "TIME", "DURATION")
+        or (objs[0].ent_type_ == "CARDINAL" and objs[0].text.isdigit())
+        or objs[0].lemma_.lower() in _TIME_NOUNS
+    ):
+        return []  # "for three years", "at the moment": a time, not an employer
+    value = _span(objs[0], article=c.lower_ in ("at", "for", "with"))
+    out = []
+    if c.lower_ == "by" and lemma == "go" and clause.head.lemma_ != "let":
+        out.append(("name", value))  # "I go by Nadia"
+    elif (
+        c.lower_ == "in"
+        and lemma == "be"
+        and objs[0].pos_ == "NOUN"
+        and not objs[0].ent_type_
+        and not lower
+    ):
+        if not _has_det(objs[0]) and objs[0].lower_ not in ("case", "time", "town"):
+            out.append(("role", value))  # "I'm in payroll", "I'm in sales"
+    elif c.lower_ in ("in", "to") and (
+        lemma in _PLACE_VERBS or (lemma == "be" and c.lower_ == "in")
+    ):
+        if objs[0].pos_ == "PROPN" or objs[0].ent_type_ or lower:
+            out.append(("location", value))  # not "in case", "in a small flat"
+    elif c.lower_ == "from" and lemma == "commute":
+        out.append(("location", value))  # "I commute from Riga to Utrecht"
+    elif c.lower_ in ("in",) and lemma in _WORK_VERBS and objs[0].ent_type_ in ("GPE", "LOC"):
+        out.append(("location", value))
+    elif c.lower_ in ("at", "for", "with") and lemma in _WORK_VERBS:
+        if objs[0].lower_ not in ("home", "night", "weekends", "heart"):
+            out.append(("employer", value))
+    elif c.lower_ in ("with", "at") and lemma == "be":
+        if objs[0].pos_ == "PROPN" or objs[0].ent_type_ in ("ORG", "FAC") or lower:
+            out.append(("employer", value))  # not "with a hyphen", "at home"
+    elif c.lower_ == "as" and lemma in (*_WORK_VERBS, "qualify", "serve"):
+        out += [("role", value), *_employers(objs[0])]
+    return out
+
+
+def _complement_fact(clause, c, lemma: str, lower: bool) -> list[tuple[str, str]]:
+    """What the writer's verb and its complement or object `c` state: "hi i'm greta", "I joined
+    X", "call me X", "I do sales for X", "I'm Kenji", "I'm a nurse"."""
+    if (
+        c.dep_ in ("acomp", "attr")
+        and lemma == "be"
+        and lower
+        and not [d for d in c.children if d.dep_ not in ("cc", "conj", "punct")]
+        and _lowercase_name(c.text)
+    ):
+        return [("name", c.text.title())]  # "hi i'm greta"
+    if c.dep_ == "dobj" and lemma == "join":
+        return [("employer", _span(c, article=True))]
+    if (
+        c.dep_ in ("oprd", "xcomp")
+        and lemma == "call"
+        and any(d.lower_ == "me" for d in clause.children)
+    ):
+        return [("name", _title_name(c))]
+    if (
+        c.dep_ == "dobj"
+        and lemma == "do"
+        and (c.pos_ == "NOUN" or c.tag_ == "VBG")  # "I do plumbing for a living"
+        and not _has_det(c)
+    ):
+        as_ = _objects(c, ("as",)) + _objects(clause, ("as",))
+        # "I do sales for X"; "I do freelance work as a nurse": the role is the nurse
+        role = ("role", _span(as_[0]) if as_ else _span(c))
+        return [role, *_employers(clause, ("for", "at")), *_employers(c, ("for", "at"))]
+    if not (
+        (c.dep_ == "attr" or (c.dep_ == "acomp" and c.pos_ == "PROPN" and not lower))
+        and lemma in ("be", "become")
+        and c.lower_ not in _WH
+    ):
+        return []
+    if (c.pos_ == "PROPN" or c.ent_type_ == "PERSON") and not _has_det(c):
+        return [("name", _span(c)), *_appositive_job(c)]
+    if (
+        _has_det(c)
+        and not any(d.lower_ == "no" for d in c.children)  # "I'm no exception"
+        and c.lemma_.lower() not in _NOT_ROLES
+        and not (
+            c.lemma_ in ("specialist", "expert")
+            and any(p.dep_ == "prep" and p.lower_ == "in" for p in c.children)
+        )
+    ):  # "I'm a nurse", "I'm the CTO"; not "I'm vegan", "a specialist in Kafka"
+        return _job_attr(c)
+    return []
+
+
+def _job_attr(c) -> list[tuple[str, str]]:
+    """ "I'm a nurse at X", "a teacher in Cape Town", "the CTO of (a startup called) Nimbus
+    Labs": the writer's role, and the employer or place its prepositions name."""
+    out = [("role", _span(c))]
+    for p in c.children:
+        objs = [o for o in p.children if o.dep_ == "pobj"]
+        if p.dep_ == "prep" and p.lower_ in ("at", "with", "for") and objs:
+            if not _is_time(objs[0]):  # not "a welder for ten years"
+                out.append(("employer", _span(objs[0], article=True)))
+        elif p.dep_ == "prep" and p.lower_ == "in" and objs and objs[0].ent_type_ in ("GPE", "LOC"):
+            out.append(("location", _span(objs[0])))  # "a teacher in Cape Town"
+        elif p.dep_ == "prep" and p.lower_ == "of" and objs:
+            # "the CTO of Nimbus Labs", "the CTO of a startup called Nimbus Labs"
+            org = objs[0]
+            named = [
+                n
+                for a in org.children
+                if a.dep_ == "acl" and a.lemma_ in ("call", "name")
+                for n in a.children
+                if n.dep_ in ("oprd", "attr", "dobj")
+            ]
+            if named or org.pos_ == "PROPN":
+                out.append(("employer", _span((named or [org])[0], article=True)))
+    return out
 
 
 # A slot whose value is a name said earlier, marked by the word that points back to it (the
@@ -1389,332 +1425,401 @@ def _introduced_by_as(doc) -> list[tuple[str, str]]:
 def _possessive_facts(doc, context: str = "") -> list[tuple[str, str]]:
     """What the user's possessions imply: "my boss at X" / "my job at X" -> employer X (not "my
     old job at X"); "Porto is home" -> location Porto; "I meant Cape Town" -> the slot its
-    entity type names (a correction: the newer value wins)."""
+    entity type names (a correction: the newer value wins). Each token is read by each of
+    _TOKEN_READERS in turn (one per kind of construction), then as a correction."""
     out = _introduced_by_as(doc) + _like_me(doc)
-    first_person = any(x.lower_ == "i" and x.dep_ in ("nsubj", "nsubjpass") for x in doc)
     for t in doc:
-        if (
-            t.dep_ == "relcl"
-            and t.head.pos_ == "PROPN"
-            and any(c.lower_ == "where" for c in t.children)
-            and any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children)
-            and not _hedged(t)
+        for read in _TOKEN_READERS:
+            out += read(t)
+        out += _meant(t, context)
+    return out
+
+
+def _where_i_clause(t) -> Iterator[tuple[str, str]]:
+    """A relative clause of the writer's on a name: "Rafael from Cyberdyne, where I'm the
+    architect", "than Hooli, where I work now", "I practise in Vienna, where I also live"."""
+    if (
+        t.dep_ == "relcl"
+        and t.head.pos_ == "PROPN"
+        and any(c.lower_ == "where" for c in t.children)
+        and any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children)
+        and not _hedged(t)
+    ):
+        if t.lemma_ in _WORK_VERBS or (
+            t.lemma_ == "be" and any(c.dep_ == "attr" and c.pos_ == "NOUN" for c in t.children)
         ):
-            # "Rafael from Cyberdyne, where I'm the architect", "than Hooli, where I work now",
-            # "I practise in Vienna, where I also live"
-            if t.lemma_ in _WORK_VERBS or (
-                t.lemma_ == "be" and any(c.dep_ == "attr" and c.pos_ == "NOUN" for c in t.children)
-            ):
-                named = _employers(t) + [
-                    e for c in t.children if c.dep_ in ("attr", "prep") for e in _employers(c)
-                ]
-                if named:
-                    out += named
-                elif t.lemma_ == "be" or t.head.ent_type_ not in ("GPE", "LOC"):
-                    out.append(("employer", _span(t.head, article=True)))
-                out += [("role", _span(c)) for c in t.children if c.dep_ == "attr"]
-            elif t.lemma_ in _PLACE_VERBS:
-                out.append(("location", _span(t.head)))
-        if (
-            t.dep_ == "prep"
-            and t.lower_ == "of"
-            and t.head.lemma_.lower() == "life"
-            and any(c.lower_ == "the" for c in t.head.children)
-        ):
-            # "the life of an accountant", "Life of a librarian, innit"
-            for o in (o for o in t.children if o.dep_ == "pobj" and o.pos_ == "NOUN"):
-                if _has_det(o) and o.lemma_.lower() not in _NOT_ROLES:
-                    out += [("role", _span(o)), *_employers(o)]
-        if (
-            t.lower_ == "one"
-            and t.dep_ == "attr"
-            and t.head.lemma_ == "be"
-            and _is_user(t.head)
-            and not _hedged(t.head)
-        ):
-            # "I'm one of their graphic designers", "one of the nurses at X"
-            for o in _objects(t, ("of",)):
-                if o.pos_ == "NOUN" and o.tag_ == "NNS" and o.lemma_.lower() not in _NOT_ROLES:
-                    words = [w.text for w in _job_words(o)[:-1]]  # "designers" -> "designer"
-                    out.append(("role", " ".join([*words, o.lemma_])))
-                    out += _employers(o)
-                    if any(c.lower_ == "their" for c in o.children):
-                        out.append(("employer", ANAPHOR_THEIR))
-        if (
-            t.lemma_ == "take"
-            and any(c.dep_ == "prt" and c.lower_ == "on" for c in t.children)
-            and any(c.dep_ == "dobj" and c.lower_ == "me" for c in t.children)
-            and not _hedged(t)
-        ):
-            # "Massive Dynamic took me on as a graphic designer"
-            out += [
+            named = _employers(t) + [
+                e for c in t.children if c.dep_ in ("attr", "prep") for e in _employers(c)
+            ]
+            if named:
+                yield from named
+            elif t.lemma_ == "be" or t.head.ent_type_ not in ("GPE", "LOC"):
+                yield ("employer", _span(t.head, article=True))
+            yield from [("role", _span(c)) for c in t.children if c.dep_ == "attr"]
+        elif t.lemma_ in _PLACE_VERBS:
+            yield ("location", _span(t.head))
+
+
+def _job_phrases(t) -> Iterator[tuple[str, str]]:
+    """Set phrases naming my job: "the life of an X", "one of their Xs", "X took me on as a Y"."""
+    if (
+        t.dep_ == "prep"
+        and t.lower_ == "of"
+        and t.head.lemma_.lower() == "life"
+        and any(c.lower_ == "the" for c in t.head.children)
+    ):
+        # "the life of an accountant", "Life of a librarian, innit"
+        for o in (o for o in t.children if o.dep_ == "pobj" and o.pos_ == "NOUN"):
+            if _has_det(o) and o.lemma_.lower() not in _NOT_ROLES:
+                yield from [("role", _span(o)), *_employers(o)]
+    if (
+        t.lower_ == "one"
+        and t.dep_ == "attr"
+        and t.head.lemma_ == "be"
+        and _is_user(t.head)
+        and not _hedged(t.head)
+    ):
+        # "I'm one of their graphic designers", "one of the nurses at X"
+        for o in _objects(t, ("of",)):
+            if o.pos_ == "NOUN" and o.tag_ == "NNS" and o.lemma_.lower() not in _NOT_ROLES:
+                words = [w.text for w in _job_words(o)[:-1]]  # "designers" -> "designer"
+                yield ("role", " ".join([*words, o.lemma_]))
+                yield from _employers(o)
+                if any(c.lower_ == "their" for c in o.children):
+                    yield ("employer", ANAPHOR_THEIR)
+    if (
+        t.lemma_ == "take"
+        and any(c.dep_ == "prt" and c.lower_ == "on" for c in t.children)
+        and any(c.dep_ == "dobj" and c.lower_ == "me" for c in t.children)
+        and not _hedged(t)
+    ):
+        # "Massive Dynamic took me on as a graphic designer"
+        yield from [
+            ("employer", _span(c, article=True))
+            for c in t.children
+            if c.dep_ == "nsubj" and c.pos_ == "PROPN"
+        ]
+        yield from [("role", _span(o)) for o in _objects(t, ("as",))]
+
+
+def _home_or_local(t) -> Iterator[tuple[str, str]]:
+    """ "working from home in Riga", "a Harrowgate local": where the writer lives."""
+    if t.lower_ == "home" and t.dep_ == "pobj" and t.head.lower_ in ("from", "at"):
+        # "freelancing from home in Las Palmas", "working at home in Riga"
+        clause = t.head.head
+        if clause.pos_ in ("VERB", "AUX") and _is_user(clause) and not _hedged(clause):
+            yield from [
+                ("location", _span(o))
+                for o in _objects(t, ("in",)) + _objects(clause, ("in",))
+                if o.pos_ == "PROPN"
+            ]
+    if t.lemma_.lower() in ("local", "resident") and t.pos_ == "NOUN":
+        clause = t.head
+        mine = (t.dep_ == "attr" and _is_user(clause) and not _hedged(clause)) or any(
+            c.lower_ == "here" for c in t.children
+        )
+        if mine:  # "I'm a Harrowgate local", "Harrowgate resident here"
+            yield from [
+                ("location", _span(c))
+                for c in t.children
+                if c.dep_ in ("compound", "amod")
+                and c.text[:1].isupper()
+                and c.i > 0
+                or (c.dep_ in ("compound", "amod") and c.pos_ == "PROPN")
+            ]
+
+
+def _what_i_do_is(t) -> Iterator[tuple[str, str]]:
+    """A clause as the subject of "is": "Where I actually live is Utrecht", "What I do is
+    marketing", "who I do it for is X"."""
+    if t.dep_ == "csubj" and t.head.lemma_ == "be" and not _hedged(t.head):
+        mine = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children) and not _hedged(t)
+        attrs = [c for c in t.head.children if c.dep_ == "attr"]
+        where = any(c.lower_ == "where" for c in t.children)
+        for a in attrs if mine else ():
+            if where and t.lemma_ in _PLACE_VERBS and a.pos_ == "PROPN":
+                yield ("location", _span(a))
+            elif where and t.lemma_ in _WORK_VERBS and a.pos_ == "PROPN":
+                yield ("employer", _span(a, article=True))
+            elif any(c.lower_ == "who" for c in t.subtree) and a.pos_ == "PROPN":
+                if t.lemma_ in _WORK_VERBS or t.lemma_ == "do":
+                    yield ("employer", _span(a, article=True))
+            elif t.lemma_ == "do" and any(c.lower_ == "what" for c in t.children):
+                if a.pos_ == "NOUN" and a.lemma_.lower() not in _NOT_ROLES:
+                    yield ("role", _span(a))
+
+
+def _job_as_or_employing(t) -> Iterator[tuple[str, str]]:
+    """My job after "as", owned by a firm ("Acme Corp's only teacher"), or a firm employing me."""
+    if t.dep_ == "prep" and t.lower_ == "as" and _as_role_ok(t):
+        # "in my fifth year as a product manager at X", "happy as a librarian",
+        # "I earn my living as a nurse": the writer's own job
+        for o in (o for o in t.children if o.dep_ == "pobj"):
+            if _has_det(o) and o.pos_ == "NOUN" and o.lemma_.lower() not in _NOT_ROLES:
+                yield from [("role", _span(o)), *_employers(o)]
+    if t.dep_ == "attr" and t.head.lemma_ == "be" and t.pos_ == "NOUN":
+        owners = [c for c in t.children if c.dep_ == "poss" and c.pos_ == "PROPN"]
+        if owners and _is_user(t.head) and not _hedged(t.head):
+            # "I'm Acme Corp's only teacher": the owner employs the writer
+            yield from [
+                ("role", _join(_job_words(t)).strip()),
+                ("employer", _span(owners[0], article=True)),
+            ]
+    if t.lemma_ in ("employ", "hire") and t.tag_ != "VBN" and not _hedged(t):
+        # "Wayne Foods employs me as a backend developer"
+        if any(c.dep_ == "dobj" and c.lower_ == "me" for c in t.children):
+            yield from [
                 ("employer", _span(c, article=True))
                 for c in t.children
                 if c.dep_ == "nsubj" and c.pos_ == "PROPN"
             ]
-            out += [("role", _span(o)) for o in _objects(t, ("as",))]
-        if t.lower_ == "home" and t.dep_ == "pobj" and t.head.lower_ in ("from", "at"):
-            # "freelancing from home in Las Palmas", "working at home in Riga"
-            clause = t.head.head
-            if clause.pos_ in ("VERB", "AUX") and _is_user(clause) and not _hedged(clause):
-                out += [
-                    ("location", _span(o))
-                    for o in _objects(t, ("in",)) + _objects(clause, ("in",))
-                    if o.pos_ == "PROPN"
-                ]
-        if t.lemma_.lower() in ("local", "resident") and t.pos_ == "NOUN":
-            clause = t.head
-            mine = (t.dep_ == "attr" and _is_user(clause) and not _hedged(clause)) or any(
-                c.lower_ == "here" for c in t.children
-            )
-            if mine:  # "I'm a Harrowgate local", "Harrowgate resident here"
-                out += [
+            yield from [("role", _span(o)) for o in _objects(t, ("as",))]
+
+
+def _slot_noun_is(t) -> Iterator[tuple[str, str]]:
+    """A slot noun as the subject of "is": "work's at Initech, home's in Porto", "Home for me is
+    Harrowgate", "The day job is tram driver at X"."""
+    if t.lemma_ == "be" and not _hedged(t):
+        for subject in (c for c in t.children if c.dep_ == "nsubj" and c.pos_ == "NOUN"):
+            bare = not [
+                c
+                for c in subject.children
+                if c.dep_ not in ("det", "amod", "compound")
+                and not (c.dep_ == "poss" and c.lower_ == "my")
+                and not (
+                    c.dep_ == "prep"
+                    and c.lower_ == "for"
+                    and _objects(c.head, ("for",))
+                    and c.children
+                    and any(o.lower_ == "me" for o in c.children)
+                )
+            ]
+            key = subject.lemma_.lower()
+            if bare and key in ("work", "job") and _objects(t, ("at", "for", "with")):
+                yield from _employers(t)
+                if key == "job" and any(c.lower_ == "day" for c in subject.children):
+                    attrs = [c for c in t.children if c.dep_ == "attr" and c.pos_ == "NOUN"]
+                    yield from [("role", _span(c)) for c in attrs]  # "The day job is X at Y"
+            elif bare and key in ("home", "base", "address") and _objects(t, ("in",)):
+                yield from [("location", _span(o)) for o in _objects(t, ("in",))]
+            elif bare and key == "home" and subject.lower_ == "home":
+                yield from [
                     ("location", _span(c))
                     for c in t.children
-                    if c.dep_ in ("compound", "amod")
-                    and c.text[:1].isupper()
-                    and c.i > 0
-                    or (c.dep_ in ("compound", "amod") and c.pos_ == "PROPN")
+                    if c.dep_ in ("attr", "acomp") and c.text[:1].isupper()
                 ]
-        if t.dep_ == "csubj" and t.head.lemma_ == "be" and not _hedged(t.head):
-            # "Where I actually live is Utrecht", "What I do is marketing", "who I do it for is X"
-            mine = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children) and not _hedged(t)
-            attrs = [c for c in t.head.children if c.dep_ == "attr"]
-            where = any(c.lower_ == "where" for c in t.children)
-            for a in attrs if mine else ():
-                if where and t.lemma_ in _PLACE_VERBS and a.pos_ == "PROPN":
-                    out.append(("location", _span(a)))
-                elif where and t.lemma_ in _WORK_VERBS and a.pos_ == "PROPN":
-                    out.append(("employer", _span(a, article=True)))
-                elif any(c.lower_ == "who" for c in t.subtree) and a.pos_ == "PROPN":
-                    if t.lemma_ in _WORK_VERBS or t.lemma_ == "do":
-                        out.append(("employer", _span(a, article=True)))
-                elif t.lemma_ == "do" and any(c.lower_ == "what" for c in t.children):
-                    if a.pos_ == "NOUN" and a.lemma_.lower() not in _NOT_ROLES:
-                        out.append(("role", _span(a)))
-        if t.dep_ == "prep" and t.lower_ == "as" and _as_role_ok(t):
-            # "in my fifth year as a product manager at X", "happy as a librarian",
-            # "I earn my living as a nurse": the writer's own job
-            for o in (o for o in t.children if o.dep_ == "pobj"):
-                if _has_det(o) and o.pos_ == "NOUN" and o.lemma_.lower() not in _NOT_ROLES:
-                    out += [("role", _span(o)), *_employers(o)]
-        if t.dep_ == "attr" and t.head.lemma_ == "be" and t.pos_ == "NOUN":
-            owners = [c for c in t.children if c.dep_ == "poss" and c.pos_ == "PROPN"]
-            if owners and _is_user(t.head) and not _hedged(t.head):
-                # "I'm Acme Corp's only teacher": the owner employs the writer
-                out += [
-                    ("role", _join(_job_words(t)).strip()),
-                    ("employer", _span(owners[0], article=True)),
-                ]
-        if t.lemma_ in ("employ", "hire") and t.tag_ != "VBN" and not _hedged(t):
-            # "Wayne Foods employs me as a backend developer"
-            if any(c.dep_ == "dobj" and c.lower_ == "me" for c in t.children):
-                out += [
-                    ("employer", _span(c, article=True))
-                    for c in t.children
-                    if c.dep_ == "nsubj" and c.pos_ == "PROPN"
-                ]
-                out += [("role", _span(o)) for o in _objects(t, ("as",))]
-        if t.lemma_ == "be" and not _hedged(t):
-            # "work's at Initech, home's in Porto", "The day job is tram driver at X"
-            for subject in (c for c in t.children if c.dep_ == "nsubj" and c.pos_ == "NOUN"):
-                bare = not [
-                    c
-                    for c in subject.children
-                    if c.dep_ not in ("det", "amod", "compound")
-                    and not (c.dep_ == "poss" and c.lower_ == "my")
-                    and not (
-                        c.dep_ == "prep"
-                        and c.lower_ == "for"
-                        and _objects(c.head, ("for",))
-                        and c.children
-                        and any(o.lower_ == "me" for o in c.children)
-                    )
-                ]
-                key = subject.lemma_.lower()
-                if bare and key in ("work", "job") and _objects(t, ("at", "for", "with")):
-                    out += _employers(t)
-                    if key == "job" and any(c.lower_ == "day" for c in subject.children):
-                        attrs = [c for c in t.children if c.dep_ == "attr" and c.pos_ == "NOUN"]
-                        out += [("role", _span(c)) for c in attrs]  # "The day job is X at Y"
-                elif bare and key in ("home", "base", "address") and _objects(t, ("in",)):
-                    out += [("location", _span(o)) for o in _objects(t, ("in",))]
-                elif bare and key == "home" and subject.lower_ == "home":
-                    # "Home for me is Harrowgate"
-                    out += [
-                        ("location", _span(c))
-                        for c in t.children
-                        if c.dep_ in ("attr", "acomp") and c.text[:1].isupper()
-                    ]
-                elif bare and key == "job" and any(c.lower_ == "day" for c in subject.children):
-                    for c in (c for c in t.children if c.dep_ == "attr" and c.pos_ == "NOUN"):
-                        out += [("role", _span(c)), *_employers(c)]
-        if (
-            t.lemma_ == "call"
-            and _is_user(t)
-            and not _hedged(t)
-            and any(
-                c.lower_ == "home"
-                and c.dep_ in ("oprd", "xcomp", "ccomp", "dobj", "npadvmod", "advmod")
-                for c in t.children
-            )
-        ):
-            # "I've called Buenos Aires home since uni" (the parser may make the city part of "home")
-            out += [
-                ("location", _span(c))
-                for c in t.children
-                if c.dep_ in ("dobj", "nsubj") and c.pos_ == "PROPN"
+            elif bare and key == "job" and any(c.lower_ == "day" for c in subject.children):
+                for c in (c for c in t.children if c.dep_ == "attr" and c.pos_ == "NOUN"):
+                    yield from [("role", _span(c)), *_employers(c)]
+
+
+def _called_home_or_based(t) -> Iterator[tuple[str, str]]:
+    """ "I've called Buenos Aires home", "Based out of Krakow": where the writer lives."""
+    if (
+        t.lemma_ == "call"
+        and _is_user(t)
+        and not _hedged(t)
+        and any(
+            c.lower_ == "home"
+            and c.dep_ in ("oprd", "xcomp", "ccomp", "dobj", "npadvmod", "advmod")
+            for c in t.children
+        )
+    ):
+        # "I've called Buenos Aires home since uni" (the parser may make the city part of "home")
+        yield from [
+            ("location", _span(c))
+            for c in t.children
+            if c.dep_ in ("dobj", "nsubj") and c.pos_ == "PROPN"
+        ]
+        for home in (c for c in t.children if c.lower_ == "home"):
+            named = [c for c in home.children if c.dep_ == "compound" and c.pos_ == "PROPN"]
+            if named:
+                yield ("location", _join([w for c in named for w in c.subtree]).strip())
+    if t.lemma_ == "base" and _is_user(t) and not _hedged(t):
+        # "Based out of Krakow"
+        yield from [("location", _span(o)) for x in _objects(t, ("out",)) for o in [x]]
+        for p in (p for p in t.children if p.dep_ == "prep" and p.lower_ == "out"):
+            yield from [("location", _span(o)) for o in _objects(p, ("of",)) if o.pos_ == "PROPN"]
+
+
+def _named_beside_relative(t) -> Iterator[tuple[str, str]]:
+    """A name set beside a relative clause: "The city I live in, Utrecht, ...", "The firm that
+    pays my salary, Soylent, ..."."""
+    if t.dep_ == "relcl" and not _hedged(t):
+        named = [
+            c
+            for c in [
+                *t.children,
+                *t.head.children,
+                *(x for d in t.children for x in d.children),
             ]
-            for home in (c for c in t.children if c.lower_ == "home"):
-                named = [c for c in home.children if c.dep_ == "compound" and c.pos_ == "PROPN"]
-                if named:
-                    out.append(("location", _join([w for c in named for w in c.subtree]).strip()))
-        if t.lemma_ == "base" and _is_user(t) and not _hedged(t):
-            # "Based out of Krakow"
-            out += [("location", _span(o)) for x in _objects(t, ("out",)) for o in [x]]
-            for p in (p for p in t.children if p.dep_ == "prep" and p.lower_ == "out"):
-                out += [("location", _span(o)) for o in _objects(p, ("of",)) if o.pos_ == "PROPN"]
-        if t.dep_ == "relcl" and not _hedged(t):
-            # "The city I live in, Utrecht, ...", "The firm that pays my salary, Soylent, ..."
-            named = [
-                c
-                for c in [
-                    *t.children,
-                    *t.head.children,
-                    *(x for d in t.children for x in d.children),
+            if c.dep_ in ("appos", "npadvmod") and c.pos_ == "PROPN"
+        ]
+        by_me = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children)
+        pays_me = t.lemma_ == "pay" and any(
+            c.dep_ == "dobj" and any(d.lower_ == "my" for d in c.children) for c in t.children
+        )
+        if named and by_me and t.lemma_ in _PLACE_VERBS:
+            yield ("location", _span(named[0]))
+        elif named and ((by_me and t.lemma_ in _WORK_VERBS) or pays_me):
+            yield ("employer", _span(named[0], article=True))
+
+
+def _openers(t) -> Iterator[tuple[str, str]]:
+    """Opening words that place the writer: "Hello from X", "Here in X", "As an X at Y, I ..."."""
+    if t.lower_ in ("hello", "hi", "greetings", "hey") and t.i == 0:
+        yield from [
+            ("location", _span(o))
+            for o in _objects(t, ("from",))
+            if o.ent_type_ in ("GPE", "LOC")
+            or (o.pos_ == "PROPN" and o.ent_type_ != "PERSON" and not _objects(o, ("in",)))
+        ]  # "Hello from Lisbon!": where the writer is
+    if t.lower_ == "here" and (t.dep_ == "advmod" or t.head.lower_ in _DIRECTIONS):
+        yield from _places(t)  # "Here in Seville, ...", "Down here in Lisbon": where the writer is
+    if (
+        t.i == 0
+        and t.lower_ == "as"
+        and any(x.lower_ == "i" and x.dep_ in ("nsubj", "nsubjpass") for x in t.doc)
+    ):
+        # "As an architect at Wayne Foods, I ...", "As a Riga resident, I ..."
+        for o in (o for o in t.children if o.dep_ == "pobj"):
+            if o.lemma_ == "resident":
+                yield from [
+                    ("location", _span(c))
+                    for c in o.children
+                    if c.dep_ == "compound" and (c.ent_type_ in ("GPE", "LOC") or c.pos_ == "PROPN")
                 ]
-                if c.dep_ in ("appos", "npadvmod") and c.pos_ == "PROPN"
-            ]
-            by_me = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children)
-            pays_me = t.lemma_ == "pay" and any(
-                c.dep_ == "dobj" and any(d.lower_ == "my" for d in c.children) for c in t.children
-            )
-            if named and by_me and t.lemma_ in _PLACE_VERBS:
-                out.append(("location", _span(named[0])))
-            elif named and ((by_me and t.lemma_ in _WORK_VERBS) or pays_me):
-                out.append(("employer", _span(named[0], article=True)))
-        if t.lower_ in ("hello", "hi", "greetings", "hey") and t.i == 0:
-            out += [
-                ("location", _span(o))
-                for o in _objects(t, ("from",))
-                if o.ent_type_ in ("GPE", "LOC")
-                or (o.pos_ == "PROPN" and o.ent_type_ != "PERSON" and not _objects(o, ("in",)))
-            ]  # "Hello from Lisbon!": where the writer is
-        if t.lower_ == "here" and (t.dep_ == "advmod" or t.head.lower_ in _DIRECTIONS):
-            out += _places(t)  # "Here in Seville, ...", "Down here in Lisbon": where the writer is
-        if t.i == 0 and t.lower_ == "as" and first_person:
-            # "As an architect at Wayne Foods, I ...", "As a Riga resident, I ..."
-            for o in (o for o in t.children if o.dep_ == "pobj"):
-                if o.lemma_ == "resident":
-                    out += [
-                        ("location", _span(c))
-                        for c in o.children
-                        if c.dep_ == "compound"
-                        and (c.ent_type_ in ("GPE", "LOC") or c.pos_ == "PROPN")
-                    ]
-                elif _has_det(o) and o.pos_ == "NOUN" and o.lemma_.lower() not in _NOT_ROLES:
-                    for job in [o, *(c for c in o.children if c.dep_ == "conj")]:
-                        if not _former(job):  # "As a former X and current Y": Y
-                            out += [("role", _span(job)), *_employers(job)]
-        if t.lemma_ == "be" and not _hedged(t):
-            subject = [c for c in t.children if c.dep_ == "nsubj" and c.pos_ == "PROPN"]
-            for c in t.children if subject else ():
-                # "3M is my employer", "Lisbon is my home town"
-                if c.dep_ == "attr" and any(d.lower_ == "my" for d in c.children):
-                    slot = _SLOT_NOUNS.get(c.lemma_.lower())
-                    if slot in ("employer", "location", "name"):  # "Teodor is my name"
-                        out.append((slot, _span(subject[0], article=slot == "employer")))
-                # "Vienna, not Mexico City, is where I live"
-                if (
-                    c.dep_ in ("ccomp", "advcl", "relcl")
-                    and any(d.lower_ == "where" for d in c.children)
-                    and any(d.dep_ == "nsubj" and d.lower_ == "i" for d in c.children)
-                    and not _hedged(c)
-                ):
-                    if c.lemma_ in _PLACE_VERBS:
-                        out.append(("location", _span(subject[0])))
-                    elif c.lemma_ in _WORK_VERBS:
-                        out.append(("employer", _span(subject[0], article=True)))
-        if (
-            t.lemma_.lower() in ("team", "staff", "crew", "department")
-            and t.head.lower_ in ("of", "on", "in")
-            and t.head.head.lemma_ in ("part", "be")
-        ):
-            # "I'm part of the team at X", "I'm on the optics team at X"
-            clause = t.head.head if t.head.head.pos_ == "AUX" else t.head.head.head
-            if clause.pos_ in ("VERB", "AUX") and _is_user(clause) and not _hedged(clause):
-                out += _employers(t)
-        if (
-            t.lemma_.lower() in _WORKPLACE_NOUNS
-            and any(c.lower_ == "my" for c in t.children)
-            and not any(
-                c.lower_ in ("old", "former", "previous", "last", "dream", "next")
-                for c in t.children
-            )
-        ):
-            out += _employers(t)
-        if (
-            t.lemma_.lower() == "job"
-            and any(c.lower_ == "my" for c in t.children)
-            and t.head.lemma_ in ("land", "get", "start", "begin", "take", "accept")
-            and not any(c.dep_ == "neg" for c in t.head.children)
-        ):
-            # "Just landed my dream job as a data analyst at Wayne Foods"
-            for p in [*t.children, *(x for x in t.head.children if x.lower_ == "as")]:
-                objs = [o for o in p.children if o.dep_ == "pobj"]
-                if p.dep_ == "prep" and p.lower_ == "as" and objs:
-                    out += [("role", _span(objs[0])), *_employers(objs[0])]
-                elif p.dep_ == "prep" and p.lower_ in ("at", "with") and objs:
-                    out.append(("employer", _span(objs[0], article=True)))
-        if (
-            t.lemma_.lower() == "work"
-            and t.pos_ == "NOUN"
-            and t.head.lower_ == "for"
-            and any(x.lower_ == "i" and x.dep_ == "nsubj" for x in doc)
-        ):
-            out += _employers(t, ("at",))  # "I commute ... for work at Cyberdyne"
-        if (
-            t.lemma_.lower() in ("move", "relocation")
-            and any(c.lower_ == "my" for c in t.children)
-            and t.head.lemma_ in ("sort", "finish", "complete", "make", "do")
-            and not _hedged(t.head)
-        ):
-            # "sorted my move to Dublin last week" (not "planning my move to X")
-            out += [("location", _span(o)) for o in _objects(t, ("to",)) if o.pos_ == "PROPN"]
-        if t.lemma_.lower() in ("flat", "house", "home", "apartment", "place", "rent") and any(
-            c.lower_ in ("my", "our") for c in t.children
-        ):
-            # "the last boxes in our new flat in Utrecht"
-            if not any(c.lower_ in ("old", "former", "previous") for c in t.children):
-                out += _places(t)
-        if t.lemma_ == "be" and any(c.dep_ == "attr" and c.lower_ == "home" for c in t.children):
-            out += [
-                ("location", _span(c))
-                for c in t.children
-                if c.dep_ == "nsubj" and (c.ent_type_ in ("GPE", "LOC") or c.pos_ == "PROPN")
-            ]
-        if (
-            t.lemma_ == "mean"
-            and t.tag_ == "VBD"
-            and any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children)
-        ):
-            said = [c for c in t.children if c.dep_ == "dobj"]
-            said += [
-                o for x in t.children if x.dep_ == "xcomp" for o in x.children if o.dep_ == "dobj"
-            ]
-            # the sentence's own topic decides when it has one ("I meant Buenos Aires - Porto
-            # is where my parents live"): the recogniser may call a city a person
-            topic = {t.lemma_ for t in doc} | {
-                _PLACE_VERBS_WRITTEN.get(w, w) for w in re.findall(r"[a-z]+", context.lower())
-            }
-            for o in said[:1]:
-                slot = {"GPE": "location", "LOC": "location", "ORG": "employer", "PERSON": "name"}
-                if o.pos_ == "PROPN" and topic & _PLACE_VERBS:
-                    out.append(("location", _span(o)))
-                elif o.pos_ == "PROPN" and topic & _WORK_VERBS:
-                    out.append(("employer", _span(o, article=True)))
-                elif o.ent_type_ in slot:
-                    out.append((slot[o.ent_type_], _span(o, article=o.ent_type_ == "ORG")))
-                elif o.pos_ == "NOUN":
-                    out.append(("role", _span(o)))
-    return out
+            elif _has_det(o) and o.pos_ == "NOUN" and o.lemma_.lower() not in _NOT_ROLES:
+                for job in [o, *(c for c in o.children if c.dep_ == "conj")]:
+                    if not _former(job):  # "As a former X and current Y": Y
+                        yield from [("role", _span(job)), *_employers(job)]
+
+
+def _name_is_my_slot(t) -> Iterator[tuple[str, str]]:
+    """A name as the subject of "is my employer / home town / name" or "is where I live"."""
+    if t.lemma_ == "be" and not _hedged(t):
+        subject = [c for c in t.children if c.dep_ == "nsubj" and c.pos_ == "PROPN"]
+        for c in t.children if subject else ():
+            # "3M is my employer", "Lisbon is my home town"
+            if c.dep_ == "attr" and any(d.lower_ == "my" for d in c.children):
+                slot = _SLOT_NOUNS.get(c.lemma_.lower())
+                if slot in ("employer", "location", "name"):  # "Teodor is my name"
+                    yield (slot, _span(subject[0], article=slot == "employer"))
+            # "Vienna, not Mexico City, is where I live"
+            if (
+                c.dep_ in ("ccomp", "advcl", "relcl")
+                and any(d.lower_ == "where" for d in c.children)
+                and any(d.dep_ == "nsubj" and d.lower_ == "i" for d in c.children)
+                and not _hedged(c)
+            ):
+                if c.lemma_ in _PLACE_VERBS:
+                    yield ("location", _span(subject[0]))
+                elif c.lemma_ in _WORK_VERBS:
+                    yield ("employer", _span(subject[0], article=True))
+
+
+def _workplace_nouns(t) -> Iterator[tuple[str, str]]:
+    """The employer after a workplace noun: "the team at X", "my boss at X", "my job as Y at X"."""
+    if (
+        t.lemma_.lower() in ("team", "staff", "crew", "department")
+        and t.head.lower_ in ("of", "on", "in")
+        and t.head.head.lemma_ in ("part", "be")
+    ):
+        # "I'm part of the team at X", "I'm on the optics team at X"
+        clause = t.head.head if t.head.head.pos_ == "AUX" else t.head.head.head
+        if clause.pos_ in ("VERB", "AUX") and _is_user(clause) and not _hedged(clause):
+            yield from _employers(t)
+    if (
+        t.lemma_.lower() in _WORKPLACE_NOUNS
+        and any(c.lower_ == "my" for c in t.children)
+        and not any(
+            c.lower_ in ("old", "former", "previous", "last", "dream", "next") for c in t.children
+        )
+    ):
+        yield from _employers(t)
+    if (
+        t.lemma_.lower() == "job"
+        and any(c.lower_ == "my" for c in t.children)
+        and t.head.lemma_ in ("land", "get", "start", "begin", "take", "accept")
+        and not any(c.dep_ == "neg" for c in t.head.children)
+    ):
+        # "Just landed my dream job as a data analyst at Wayne Foods"
+        for p in [*t.children, *(x for x in t.head.children if x.lower_ == "as")]:
+            objs = [o for o in p.children if o.dep_ == "pobj"]
+            if p.dep_ == "prep" and p.lower_ == "as" and objs:
+                yield from [("role", _span(objs[0])), *_employers(objs[0])]
+            elif p.dep_ == "prep" and p.lower_ in ("at", "with") and objs:
+                yield ("employer", _span(objs[0], article=True))
+    if (
+        t.lemma_.lower() == "work"
+        and t.pos_ == "NOUN"
+        and t.head.lower_ == "for"
+        and any(x.lower_ == "i" and x.dep_ == "nsubj" for x in t.doc)
+    ):
+        yield from _employers(t, ("at",))  # "I commute ... for work at Cyberdyne"
+
+
+def _new_home(t) -> Iterator[tuple[str, str]]:
+    """Where the writer lives now: "sorted my move to X", "our new flat in X", "X is home"."""
+    if (
+        t.lemma_.lower() in ("move", "relocation")
+        and any(c.lower_ == "my" for c in t.children)
+        and t.head.lemma_ in ("sort", "finish", "complete", "make", "do")
+        and not _hedged(t.head)
+    ):
+        # "sorted my move to Dublin last week" (not "planning my move to X")
+        yield from [("location", _span(o)) for o in _objects(t, ("to",)) if o.pos_ == "PROPN"]
+    if t.lemma_.lower() in ("flat", "house", "home", "apartment", "place", "rent") and any(
+        c.lower_ in ("my", "our") for c in t.children
+    ):
+        # "the last boxes in our new flat in Utrecht"
+        if not any(c.lower_ in ("old", "former", "previous") for c in t.children):
+            yield from _places(t)
+    if t.lemma_ == "be" and any(c.dep_ == "attr" and c.lower_ == "home" for c in t.children):
+        yield from [
+            ("location", _span(c))
+            for c in t.children
+            if c.dep_ == "nsubj" and (c.ent_type_ in ("GPE", "LOC") or c.pos_ == "PROPN")
+        ]
+
+
+def _meant(t, context: str) -> Iterator[tuple[str, str]]:
+    """A correction ("I meant Cape Town"): the slot the sentence's topic or the name's type says."""
+    if (
+        t.lemma_ == "mean"
+        and t.tag_ == "VBD"
+        and any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children)
+    ):
+        said = [c for c in t.children if c.dep_ == "dobj"]
+        said += [o for x in t.children if x.dep_ == "xcomp" for o in x.children if o.dep_ == "dobj"]
+        # the sentence's own topic decides when it has one ("I meant Buenos Aires - Porto
+        # is where my parents live"): the recogniser may call a city a person
+        topic = {x.lemma_ for x in t.doc} | {
+            _PLACE_VERBS_WRITTEN.get(w, w) for w in re.findall(r"[a-z]+", context.lower())
+        }
+        for o in said[:1]:
+            slot = {"GPE": "location", "LOC": "location", "ORG": "employer", "PERSON": "name"}
+            if o.pos_ == "PROPN" and topic & _PLACE_VERBS:
+                yield ("location", _span(o))
+            elif o.pos_ == "PROPN" and topic & _WORK_VERBS:
+                yield ("employer", _span(o, article=True))
+            elif o.ent_type_ in slot:
+                yield (slot[o.ent_type_], _span(o, article=o.ent_type_ == "ORG"))
+            elif o.pos_ == "NOUN":
+                yield ("role", _span(o))
+
+
+_TOKEN_READERS = (
+    _where_i_clause,
+    _job_phrases,
+    _home_or_local,
+    _what_i_do_is,
+    _job_as_or_employing,
+    _slot_noun_is,
+    _called_home_or_based,
+    _named_beside_relative,
+    _openers,
+    _name_is_my_slot,
+    _workplace_nouns,
+    _new_home,
+)

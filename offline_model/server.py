@@ -181,77 +181,7 @@ def strict_schema_error(schema: Any) -> str | None:
         got = "anyOf" if "anyOf" in schema else schema.get("type")
         return f"schema must be a JSON Schema of 'type: \"object\"', got 'type: \"{got}\"'."
     totals = Counter()
-
-    def walk(node: Any, ctx: tuple, depth: int) -> str | None:
-        if not isinstance(node, dict):
-            return f"In context={ctx}, schema must be an object, got {node!r}."
-        for key in node:
-            if key not in STRICT_KEYWORDS:
-                return f"In context={ctx}, '{key}' is not permitted."
-        if not ({"type", "anyOf", "$ref", "enum", "const"} & set(node)):
-            return f"In context={ctx}, schema must have a 'type' key."
-        ref = node.get("$ref")
-        if ref is not None and not (
-            isinstance(ref, str) and (ref == "#" or _ref_target(schema, ref) is not None)
-        ):
-            return f"In context={ctx}, reference {ref!r} does not point into the schema."
-        fmt = node.get("format")
-        if fmt is not None and fmt not in STRICT_FORMATS:
-            return f"In context={ctx}, {fmt!r} is not a valid format."
-        if isinstance(node.get("enum"), list):
-            totals["enum"] += len(node["enum"])
-            totals["chars"] += sum(len(str(v)) for v in node["enum"])
-        if "const" in node:
-            totals["chars"] += len(str(node["const"]))
-        for defs_key in ("$defs", "definitions"):
-            defs = node.get(defs_key)
-            if defs is not None:
-                if not isinstance(defs, dict):
-                    return f"In context={ctx}, '{defs_key}' must be an object."
-                for name, sub in defs.items():
-                    totals["chars"] += len(name)
-                    error = walk(sub, (*ctx, defs_key, name), depth)
-                    if error:
-                        return error
-        if "object" in _types(node) or "properties" in node:
-            if node.get("additionalProperties") is not False:
-                return (
-                    f"In context={ctx}, 'additionalProperties' is required to be supplied and "
-                    "to be false."
-                )
-            properties = node.get("properties") or {}
-            required = node.get("required") or []
-            missing = [p for p in properties if p not in required]
-            if missing:
-                return (
-                    f"In context={ctx}, 'required' is required to be supplied and to be an array "
-                    f"including every key in properties. Missing '{missing[0]}'."
-                )
-            extra = [r for r in required if r not in properties]
-            if extra:
-                return f"In context={ctx}, 'required' names {extra[0]!r}, not in 'properties'."
-            if properties and depth + 1 > STRICT_MAX_DEPTH:
-                return (
-                    f"In context={ctx}, object nesting depth {depth + 1} exceeds the limit of "
-                    f"{STRICT_MAX_DEPTH} levels."
-                )
-            for name, sub in properties.items():
-                totals["properties"] += 1
-                totals["chars"] += len(name)
-                error = walk(sub, (*ctx, "properties", name), depth + 1)
-                if error:
-                    return error
-        if "items" in node:
-            error = walk(node["items"], (*ctx, "items"), depth)
-            if error:
-                return error
-        for i, branch in enumerate(node.get("anyOf") or []):
-            error = walk(branch, (*ctx, "anyOf", str(i)), depth)
-            if error:
-                return error
-        return None
-
-    error = walk(schema, (), 0)
+    error = _strict_node_error(schema, (), 0, schema, totals)
     if error:
         return error
     if totals["properties"] > STRICT_MAX_PROPERTIES:
@@ -269,6 +199,88 @@ def strict_schema_error(schema: Any) -> str | None:
             f"property names, definition names, enum and const values total {totals['chars']} "
             f"characters, more than the limit of {STRICT_MAX_STRING_CHARS}."
         )
+    return None
+
+
+def _strict_node_error(
+    node: Any, ctx: tuple, depth: int, root: dict, totals: Counter
+) -> str | None:
+    """The first strict-mode rule `node` (or a schema under it) breaks; counts into `totals`."""
+    if not isinstance(node, dict):
+        return f"In context={ctx}, schema must be an object, got {node!r}."
+    for key in node:
+        if key not in STRICT_KEYWORDS:
+            return f"In context={ctx}, '{key}' is not permitted."
+    if not ({"type", "anyOf", "$ref", "enum", "const"} & set(node)):
+        return f"In context={ctx}, schema must have a 'type' key."
+    ref = node.get("$ref")
+    if ref is not None and not (
+        isinstance(ref, str) and (ref == "#" or _ref_target(root, ref) is not None)
+    ):
+        return f"In context={ctx}, reference {ref!r} does not point into the schema."
+    fmt = node.get("format")
+    if fmt is not None and fmt not in STRICT_FORMATS:
+        return f"In context={ctx}, {fmt!r} is not a valid format."
+    if isinstance(node.get("enum"), list):
+        totals["enum"] += len(node["enum"])
+        totals["chars"] += sum(len(str(v)) for v in node["enum"])
+    if "const" in node:
+        totals["chars"] += len(str(node["const"]))
+    for defs_key in ("$defs", "definitions"):
+        defs = node.get(defs_key)
+        if defs is not None:
+            if not isinstance(defs, dict):
+                return f"In context={ctx}, '{defs_key}' must be an object."
+            for name, sub in defs.items():
+                totals["chars"] += len(name)
+                error = _strict_node_error(sub, (*ctx, defs_key, name), depth, root, totals)
+                if error:
+                    return error
+    if "object" in _types(node) or "properties" in node:
+        error = _strict_object_error(node, ctx, depth, root, totals)
+        if error:
+            return error
+    if "items" in node:
+        error = _strict_node_error(node["items"], (*ctx, "items"), depth, root, totals)
+        if error:
+            return error
+    for i, branch in enumerate(node.get("anyOf") or []):
+        error = _strict_node_error(branch, (*ctx, "anyOf", str(i)), depth, root, totals)
+        if error:
+            return error
+    return None
+
+
+def _strict_object_error(
+    node: dict, ctx: tuple, depth: int, root: dict, totals: Counter
+) -> str | None:
+    """An object's strict-mode rules: closed, every property required, nesting within the limit."""
+    if node.get("additionalProperties") is not False:
+        return (
+            f"In context={ctx}, 'additionalProperties' is required to be supplied and to be false."
+        )
+    properties = node.get("properties") or {}
+    required = node.get("required") or []
+    missing = [p for p in properties if p not in required]
+    if missing:
+        return (
+            f"In context={ctx}, 'required' is required to be supplied and to be an array "
+            f"including every key in properties. Missing '{missing[0]}'."
+        )
+    extra = [r for r in required if r not in properties]
+    if extra:
+        return f"In context={ctx}, 'required' names {extra[0]!r}, not in 'properties'."
+    if properties and depth + 1 > STRICT_MAX_DEPTH:
+        return (
+            f"In context={ctx}, object nesting depth {depth + 1} exceeds the limit of "
+            f"{STRICT_MAX_DEPTH} levels."
+        )
+    for name, sub in properties.items():
+        totals["properties"] += 1
+        totals["chars"] += len(name)
+        error = _strict_node_error(sub, (*ctx, "properties", name), depth + 1, root, totals)
+        if error:
+            return error
     return None
 
 
@@ -393,7 +405,7 @@ def _content_ok(content: Any, param: str, allow_none: bool) -> None:
             raise _wrong_type(f"{param}[{j}].text", "a string", part.get("text"))
 
 
-def validate_messages(messages: Any) -> None:
+def validate_openai_messages(messages: Any) -> None:
     """OpenAI's checks on `messages`: roles, content, tool-call / tool-message pairing."""
     # Every assistant message with tool_calls must be followed by tool messages answering each id,
     # in the order of the calls; a tool message must answer a call of the assistant message before
@@ -412,102 +424,121 @@ def validate_messages(messages: Any) -> None:
     pending: list[str] | None = None  # ids still to answer, in call order
     calls_at = -1  # index of the assistant message whose calls are being answered
     answered = False  # a tool message may follow (the calls above were all answered)
-
-    def unanswered() -> APIError:
-        return APIError(
-            "An assistant message with 'tool_calls' must be followed by tool messages "
-            "responding to each 'tool_call_id'. The following tool_call_ids did not have "
-            f"response messages: {', '.join(pending)}",
-            f"messages.[{calls_at}].role",
-        )
-
     for i, m in enumerate(messages):
-        if not isinstance(m, dict):
-            raise _wrong_type(f"messages[{i}]", "an object", m)
-        role = m.get("role")
-        if role is None:
-            raise _missing(f"messages[{i}].role")
-        if role not in ROLES:
-            raise _invalid_value(role, ROLES, f"messages[{i}].role")
-        tool_calls = m.get("tool_calls") if role == "assistant" else None
-        _content_ok(
-            m.get("content"),
-            f"messages[{i}].content",
-            allow_none=role == "assistant" and ("tool_calls" in m or "function_call" in m),
-        )
-        if "name" in m and m["name"] is not None:
-            if not isinstance(m["name"], str):
-                raise _wrong_type(f"messages[{i}].name", "a string", m["name"])
-            if not MESSAGE_NAME_PATTERN.match(m["name"]):
-                raise APIError(
-                    f"Invalid 'messages[{i}].name': string does not match pattern. Expected a "
-                    f"string that matches the pattern '^[^\\s<|\\\\/>]+$', got {m['name']!r}.",
-                    f"messages[{i}].name",
-                    "invalid_value",
-                )
+        role = _message_role(i, m)
         if role == "tool":
-            if pending is None and not answered:
-                raise APIError(
-                    "Invalid parameter: messages with role 'tool' must be a response to a "
-                    "preceeding message with 'tool_calls'.",
-                    f"messages.[{i}].role",
-                )
-            call_id = m.get("tool_call_id")
-            if call_id is None:
-                raise _missing(f"messages[{i}].tool_call_id")
-            if not pending or call_id != pending[0]:
-                made = [c.get("id") for c in messages[calls_at].get("tool_calls") or []]
-                if call_id not in made:
-                    raise APIError(
-                        f"Invalid parameter: messages[{i}] has tool_call_id {call_id!r}, which "
-                        f"is not among the tool calls of messages[{calls_at}]: {made}.",
-                        f"messages.[{i}].tool_call_id",
-                    )
-                if pending and call_id in pending:
-                    raise APIError(
-                        f"Invalid parameter: messages[{i}] answers tool_call_id {call_id!r} "
-                        f"before {pending[0]!r}; tool messages must answer the tool calls of "
-                        f"messages[{calls_at}] in the order they were made.",
-                        f"messages.[{i}].tool_call_id",
-                    )
-                raise APIError(
-                    f"Invalid parameter: messages[{i}] answers tool_call_id {call_id!r} a "
-                    "second time.",
-                    f"messages.[{i}].tool_call_id",
-                )
+            _check_tool_answer(messages, i, pending, calls_at, answered)
             pending.pop(0)
             if not pending:
                 pending, answered = None, True
             continue
         if pending:
-            raise unanswered()
+            raise _unanswered(pending, calls_at)
         pending, answered = None, False
         if role == "function" and not isinstance(m.get("name"), str):
             raise _missing(f"messages[{i}].name")
-        if tool_calls is not None:
-            if not isinstance(tool_calls, list):
-                raise _wrong_type(f"messages[{i}].tool_calls", "an array", tool_calls)
-            ids = []
-            for j, call in enumerate(tool_calls):
-                where = f"messages[{i}].tool_calls[{j}]"
-                if not isinstance(call, dict):
-                    raise _wrong_type(where, "an object", call)
-                if not isinstance(call.get("id"), str):
-                    raise _missing(f"{where}.id")
-                if call.get("type", "function") != "function":
-                    raise _invalid_value(call.get("type"), ("function",), f"{where}.type")
-                fn = call.get("function")
-                if not isinstance(fn, dict):
-                    raise _missing(f"{where}.function")
-                if not isinstance(fn.get("name"), str):
-                    raise _missing(f"{where}.function.name")
-                if not isinstance(fn.get("arguments"), str):
-                    raise _missing(f"{where}.function.arguments")
-                ids.append(call["id"])
-            if ids:
-                pending, calls_at = ids, i
+        ids = _tool_call_ids(i, m.get("tool_calls") if role == "assistant" else None)
+        if ids:
+            pending, calls_at = ids, i
     if pending:
-        raise unanswered()
+        raise _unanswered(pending, calls_at)
+
+
+def _unanswered(pending: list[str], calls_at: int) -> APIError:
+    return APIError(
+        "An assistant message with 'tool_calls' must be followed by tool messages "
+        "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+        f"response messages: {', '.join(pending)}",
+        f"messages.[{calls_at}].role",
+    )
+
+
+def _message_role(i: int, m: Any) -> str:
+    """The role of messages[i], once its role, content and name are ones OpenAI accepts."""
+    if not isinstance(m, dict):
+        raise _wrong_type(f"messages[{i}]", "an object", m)
+    role = m.get("role")
+    if role is None:
+        raise _missing(f"messages[{i}].role")
+    if role not in ROLES:
+        raise _invalid_value(role, ROLES, f"messages[{i}].role")
+    _content_ok(
+        m.get("content"),
+        f"messages[{i}].content",
+        allow_none=role == "assistant" and ("tool_calls" in m or "function_call" in m),
+    )
+    if "name" in m and m["name"] is not None:
+        if not isinstance(m["name"], str):
+            raise _wrong_type(f"messages[{i}].name", "a string", m["name"])
+        if not MESSAGE_NAME_PATTERN.match(m["name"]):
+            raise APIError(
+                f"Invalid 'messages[{i}].name': string does not match pattern. Expected a "
+                f"string that matches the pattern '^[^\\s<|\\\\/>]+$', got {m['name']!r}.",
+                f"messages[{i}].name",
+                "invalid_value",
+            )
+    return role
+
+
+def _check_tool_answer(
+    messages: list, i: int, pending: list[str] | None, calls_at: int, answered: bool
+) -> None:
+    """Whether tool message i answers the next call still `pending` from messages[calls_at]."""
+    if pending is None and not answered:
+        raise APIError(
+            "Invalid parameter: messages with role 'tool' must be a response to a "
+            "preceeding message with 'tool_calls'.",
+            f"messages.[{i}].role",
+        )
+    call_id = messages[i].get("tool_call_id")
+    if call_id is None:
+        raise _missing(f"messages[{i}].tool_call_id")
+    if pending and call_id == pending[0]:
+        return
+    made = [c.get("id") for c in messages[calls_at].get("tool_calls") or []]
+    if call_id not in made:
+        raise APIError(
+            f"Invalid parameter: messages[{i}] has tool_call_id {call_id!r}, which "
+            f"is not among the tool calls of messages[{calls_at}]: {made}.",
+            f"messages.[{i}].tool_call_id",
+        )
+    if pending and call_id in pending:
+        raise APIError(
+            f"Invalid parameter: messages[{i}] answers tool_call_id {call_id!r} "
+            f"before {pending[0]!r}; tool messages must answer the tool calls of "
+            f"messages[{calls_at}] in the order they were made.",
+            f"messages.[{i}].tool_call_id",
+        )
+    raise APIError(
+        f"Invalid parameter: messages[{i}] answers tool_call_id {call_id!r} a second time.",
+        f"messages.[{i}].tool_call_id",
+    )
+
+
+def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
+    """The ids of messages[i]'s tool calls, once each call is one OpenAI accepts."""
+    if tool_calls is None:
+        return []
+    if not isinstance(tool_calls, list):
+        raise _wrong_type(f"messages[{i}].tool_calls", "an array", tool_calls)
+    ids = []
+    for j, call in enumerate(tool_calls):
+        where = f"messages[{i}].tool_calls[{j}]"
+        if not isinstance(call, dict):
+            raise _wrong_type(where, "an object", call)
+        if not isinstance(call.get("id"), str):
+            raise _missing(f"{where}.id")
+        if call.get("type", "function") != "function":
+            raise _invalid_value(call.get("type"), ("function",), f"{where}.type")
+        fn = call.get("function")
+        if not isinstance(fn, dict):
+            raise _missing(f"{where}.function")
+        if not isinstance(fn.get("name"), str):
+            raise _missing(f"{where}.function.name")
+        if not isinstance(fn.get("arguments"), str):
+            raise _missing(f"{where}.function.arguments")
+        ids.append(call["id"])
+    return ids
 
 
 def validate_tools(tools: Any) -> list[dict]:
@@ -654,7 +685,7 @@ def validate_chat(body: dict) -> None:
                 "and 'tool_choice'.",
                 legacy,
             )
-    validate_messages(body.get("messages"))
+    validate_openai_messages(body.get("messages"))
     tools = body.get("tools")
     if tools is not None:
         validate_tools(tools)

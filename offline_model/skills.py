@@ -836,105 +836,123 @@ def _exchange_items(
     # nothing.
     said = {_short(x).lower() for x in split_sentences(previous)}
     for group in groups:
-        asks, states, answers, tools = [], [], [], []
-        calls: list[str] = []
-        for kind, text in group:
-            if kind == "call":
-                calls.append(text)
-                continue
-            if kind == "result":
-                name, _, body = text.partition("\t")
-                name = name or (calls[len(tools)] if len(tools) < len(calls) else "")
-                body = " ".join(body.split()[:8])
-                tools.append(f"ran {name}: result {body}" if name else f"tool result {body}")
-                continue
-            if kind == "user":
-                # Facts only the whole message states (a form, a signature) name the user too.
-                for f in extract_facts(text, True):
-                    if f.predicate in SINGLE_VALUED:
-                        identity[f.predicate] = f.value
-            for s in split_sentences(text):
-                if (
-                    _GREETING_SENTENCE.match(s)
-                    or _INSTRUCTION_ECHO.search(s)
-                    or _SALUTATION.match(s)
-                ):
-                    continue
-                if kind == "assistant":
-                    s = _ANSWER_LEAD.sub("", s)
-                    if (
-                        _ACK.match(s)
-                        or _is_small_talk(s)
-                        or s.rstrip().endswith("?")
-                        or _NO_INFO.search(s)
-                    ):
-                        continue
-                    if _short(s).lower() not in said:
-                        answers.append(_third_person_reply(s))
-                    continue
-                s = _LEADING_COURTESY.sub("", s).strip()
-                if not s or _is_small_talk(s) or (_USER_ACK.match(s) and _words(s) <= 7):
-                    continue
-                if kind == "user" and _QUESTION.search(s):
-                    asks.append(s)
-                    continue
-                facts = extract_facts(s, True) if kind == "user" else []
-                for f in facts:
-                    if f.predicate in SINGLE_VALUED:
-                        identity[f.predicate] = f.value
-                if facts and _absorbed(s, facts):
-                    continue
-                if not facts and (_words(s) < 3 or SIGNATURE_NAME.match(s)):
-                    continue  # "Oh, Hooli!", "Me! Rafael!", "Mira Barros": not a sentence
-                states.append(to_third_person(s) if kind == "user" else s)
-                said.add(_short(s).lower())
-        for c in calls[len(tools) :]:
-            tools.append(f"ran {c}")
-        levels: list[str] = []
-        topic = False
-        ask_levels: list[str] = []
-        if asks:
-            focus = " and ".join(dict.fromkeys(_focus(q) for q in asks[:2]))
-            ask_levels = [focus]
-            if len(answers) > 1 and _words(answers[0]) < 4:
-                answers = [answers[0].rstrip(".!") + ": " + answers[1], *answers[2:]]
-            if answers:
-                first = _short(_drop_repeated_subject(answers[0], focus))
-                short = _short(_clause(_drop_repeated_subject(answers[0], focus)))
-                head = _capital(focus) + ": "
-                if _words(short) > 7:
-                    ask_levels.append(head + _cut(short, 6))
-                if short != first:
-                    ask_levels.append(head + short)
-                ask_levels.append(head + first)
-                for s in answers[1:3]:
-                    ask_levels.append(ask_levels[-1] + ". " + _short(s))
-        if states:
-            first = _short(states[0])
-            levels = (
-                [_short(_clause(states[0])), first] if _clause(states[0]) != states[0] else [first]
-            )
-            if _words(levels[0]) > 9:
-                levels.insert(0, _cut(levels[0], 8))
-            for s in states[1:]:
-                levels.append(levels[-1] + ". " + _short(s))
-            if ask_levels:
-                told = levels[-1]
-                levels.append(f"{told}. Asked about {ask_levels[0]}")
-                levels.extend(f"{told}. {a}" for a in ask_levels[1:])
-        elif asks:
-            topic = True
-            levels = ask_levels
-        elif answers:
-            levels = [_short(_clause(answers[0])), _short(answers[0])]
-            for s in answers[1:3]:
-                levels.append(levels[-1] + ". " + _short(s))
-        if tools:
-            tool_text = "; ".join(tools[:3])
-            levels = [*levels, levels[-1] + "; " + tool_text] if levels else [_capital(tool_text)]
+        levels, topic = _exchange_levels(*_read_exchange(group, identity, said))
         if levels:
             items.append(_Item(list(dict.fromkeys(levels)), topic))
     return items
+
+
+def _read_exchange(
+    group: list[tuple[str, str]], identity: dict[str, str], said: set[str]
+) -> tuple[list[str], list[str], list[str], list[str]]:
+    """An exchange's questions, statements, answers and tool runs worth summarizing (in that
+    order); updates `identity` and `said`."""
+    asks, states, answers, tools = [], [], [], []
+    calls: list[str] = []
+    for kind, text in group:
+        if kind == "call":
+            calls.append(text)
+            continue
+        if kind == "result":
+            name, _, body = text.partition("\t")
+            name = name or (calls[len(tools)] if len(tools) < len(calls) else "")
+            body = " ".join(body.split()[:8])
+            tools.append(f"ran {name}: result {body}" if name else f"tool result {body}")
+            continue
+        if kind == "user":
+            # Facts only the whole message states (a form, a signature) name the user too.
+            for f in extract_facts(text, True):
+                if f.predicate in SINGLE_VALUED:
+                    identity[f.predicate] = f.value
+        for s in split_sentences(text):
+            if _GREETING_SENTENCE.match(s) or _INSTRUCTION_ECHO.search(s) or _SALUTATION.match(s):
+                continue
+            if kind == "assistant":
+                s = _ANSWER_LEAD.sub("", s)
+                if (
+                    _ACK.match(s)
+                    or _is_small_talk(s)
+                    or s.rstrip().endswith("?")
+                    or _NO_INFO.search(s)
+                ):
+                    continue
+                if _short(s).lower() not in said:
+                    answers.append(_third_person_reply(s))
+                continue
+            s = _LEADING_COURTESY.sub("", s).strip()
+            if not s or _is_small_talk(s) or (_USER_ACK.match(s) and _words(s) <= 7):
+                continue
+            if kind == "user" and _QUESTION.search(s):
+                asks.append(s)
+                continue
+            facts = extract_facts(s, True) if kind == "user" else []
+            for f in facts:
+                if f.predicate in SINGLE_VALUED:
+                    identity[f.predicate] = f.value
+            if facts and _absorbed(s, facts):
+                continue
+            if not facts and (_words(s) < 3 or SIGNATURE_NAME.match(s)):
+                continue  # "Oh, Hooli!", "Me! Rafael!", "Mira Barros": not a sentence
+            states.append(to_third_person(s) if kind == "user" else s)
+            said.add(_short(s).lower())
+    for c in calls[len(tools) :]:
+        tools.append(f"ran {c}")
+    return asks, states, answers, tools
+
+
+def _exchange_levels(
+    asks: list[str], states: list[str], answers: list[str], tools: list[str]
+) -> tuple[list[str], bool]:
+    """An exchange's item, shortest first: what the user said, else asked (a topic), else was
+    told, with the tools run; and whether it is a topic."""
+    levels: list[str] = []
+    topic = False
+    ask_levels, answers = _asked_levels(asks, answers)
+    if states:
+        first = _short(states[0])
+        levels = [_short(_clause(states[0])), first] if _clause(states[0]) != states[0] else [first]
+        if _words(levels[0]) > 9:
+            levels.insert(0, _cut(levels[0], 8))
+        for s in states[1:]:
+            levels.append(levels[-1] + ". " + _short(s))
+        if ask_levels:
+            told = levels[-1]
+            levels.append(f"{told}. Asked about {ask_levels[0]}")
+            levels.extend(f"{told}. {a}" for a in ask_levels[1:])
+    elif asks:
+        topic = True
+        levels = ask_levels
+    elif answers:
+        levels = [_short(_clause(answers[0])), _short(answers[0])]
+        for s in answers[1:3]:
+            levels.append(levels[-1] + ". " + _short(s))
+    if tools:
+        tool_text = "; ".join(tools[:3])
+        levels = [*levels, levels[-1] + "; " + tool_text] if levels else [_capital(tool_text)]
+    return levels, topic
+
+
+def _asked_levels(asks: list[str], answers: list[str]) -> tuple[list[str], list[str]]:
+    """What the user asked, then with the answer's words ("Topic: answer"), shortest first; and
+    the answers, a one- to three-word first answer joined to the next."""
+    if not asks:
+        return [], answers
+    focus = " and ".join(dict.fromkeys(_focus(q) for q in asks[:2]))
+    ask_levels = [focus]
+    if len(answers) > 1 and _words(answers[0]) < 4:
+        answers = [answers[0].rstrip(".!") + ": " + answers[1], *answers[2:]]
+    if answers:
+        first = _short(_drop_repeated_subject(answers[0], focus))
+        short = _short(_clause(_drop_repeated_subject(answers[0], focus)))
+        head = _capital(focus) + ": "
+        if _words(short) > 7:
+            ask_levels.append(head + _cut(short, 6))
+        if short != first:
+            ask_levels.append(head + short)
+        ask_levels.append(head + first)
+        for s in answers[1:3]:
+            ask_levels.append(ask_levels[-1] + ". " + _short(s))
+    return ask_levels, answers
 
 
 def _previous_items(previous: str, identity: dict[str, str]) -> list[_Item]:

@@ -486,8 +486,8 @@ def _all(facts: list[Statement], predicate: str) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def fact_text(f: Statement) -> str:
-    """A standalone third-person memory for a fact."""
+def statement_sentence(f: Statement) -> str:
+    """The third-person sentence a parsed fact is written as (memlib's fact_text reads one back)."""
     return f.as_text() + "."
 
 
@@ -576,7 +576,7 @@ class Filler:
         facts = self.facts
         if fact is not None:
             if c == "content":
-                return fact_text(fact)
+                return statement_sentence(fact)
             if c == "subject":
                 name = _latest(facts, "name")
                 return name.value if name and fact.predicate != "name" else "User"
@@ -731,7 +731,7 @@ def per_fact_facts(ctx: Context) -> list[Statement]:
 
 def memory_notes(ctx: Context) -> list[str]:
     """Standalone notes: one per fact, plus "remember that ..." requests the rules did not parse."""
-    notes = [fact_text(f) for f in per_fact_facts(ctx)]
+    notes = [statement_sentence(f) for f in per_fact_facts(ctx)]
     covered = " ".join(notes).lower()
     for text in ctx.user_texts:
         for m in _REMEMBER.finditer(text):
@@ -856,6 +856,31 @@ def episode(ctx: Context) -> dict:
         ),
         users[-1] if len(users) > 1 else None,
     )
+    approach_parts = _approach_parts(ctx, turns, users, verdict_at)
+    outcome, verdict = _outcome(turns, verdict_at)
+    out = {
+        "situation": situation,
+        "approach": " ".join(approach_parts),
+        "outcome": outcome,
+        "lesson": _lesson(turns, task, approach_parts, verdict),
+    }
+    return {k: v for k, v in out.items() if v}
+
+
+def _turn_actions(turn: Turn) -> list[str]:
+    """What an assistant turn did: its action sentences, else its method, else its first."""
+    out = [s for s in _sentences(turn) if not _QUESTION.search(s) and not _LESSON_CUE.match(s)]
+    # What to do ("Convert the Lyon readings ...") before the diagnosis ("... look like F").
+    doing = [_ACTION.sub("", s) for s in out if _ACTION.match(s)]
+    doing = [d[:1].upper() + d[1:] for d in doing]
+    return doing or [s for s in out if _METHOD.search(s)] or out[:1]
+
+
+def _approach_parts(
+    ctx: Context, turns: list[Turn], users: list[int], verdict_at: int | None
+) -> list[str]:
+    """The assistant's actions before the verdict, after a first try the user said failed, and
+    the tools it used."""
     bots_before = [
         i
         for i in range(len(turns))
@@ -867,19 +892,9 @@ def episode(ctx: Context) -> dict:
         if m.type == "ai"
         for c in getattr(m, "tool_calls", []) or []
     ]
-
-    def actions(i: int) -> list[str]:
-        out = [
-            s for s in _sentences(turns[i]) if not _QUESTION.search(s) and not _LESSON_CUE.match(s)
-        ]
-        # What to do ("Convert the Lyon readings ...") before the diagnosis ("... look like F").
-        doing = [_ACTION.sub("", s) for s in out if _ACTION.match(s)]
-        doing = [d[:1].upper() + d[1:] for d in doing]
-        return doing or [s for s in out if _METHOD.search(s)] or out[:1]
-
     approach_parts = []
     if bots_before:
-        approach_parts = actions(bots_before[-1])[:2]
+        approach_parts = _turn_actions(turns[bots_before[-1]])[:2]
     failed = [
         i
         for i in users[1:]
@@ -889,39 +904,48 @@ def episode(ctx: Context) -> dict:
         first_try = [j for j in bots_before if j < failed[0]]
         if first_try:
             approach_parts.insert(
-                0, "First tried: " + actions(first_try[-1])[0].rstrip(".") + " (did not work)."
+                0,
+                "First tried: "
+                + _turn_actions(turns[first_try[-1]])[0].rstrip(".")
+                + " (did not work).",
             )
     if tool_names:
         approach_parts.append("Tools used: " + ", ".join(dict.fromkeys(tool_names)) + ".")
-    approach = " ".join(approach_parts)
-    if verdict_at is not None:
-        said = _sentences(turns[verdict_at])
-        cue = (
-            _NEGATIVE
-            if _NEGATIVE.search(turns[verdict_at].text) and not _POSITIVE.search(said[-1])
-            else _POSITIVE
-        )
-        k = next((n for n, sentence in enumerate(said) if cue.search(sentence)), 0)
-        text = to_third_person(" ".join(said[k : k + 2]))
-        verdict = "worked" if cue is _POSITIVE else "did not work"
-        outcome = ("Worked: " if verdict == "worked" else "Did not work: ") + text
-    else:
+    return approach_parts
+
+
+def _outcome(turns: list[Turn], verdict_at: int | None) -> tuple[str, str]:
+    """The user's verdict as an outcome sentence, and whether it "worked", "did not work" or
+    "was tried" (no verdict)."""
+    if verdict_at is None:
         last_bot = [i for i in range(len(turns)) if turns[i].speaker == "assistant"]
         outcome = "No verdict from the user; last answer: " + (
             _sentences(turns[last_bot[-1]])[-1] if last_bot else "none"
         )
-        verdict = "was tried"
+        return outcome, "was tried"
+    said = _sentences(turns[verdict_at])
+    cue = (
+        _NEGATIVE
+        if _NEGATIVE.search(turns[verdict_at].text) and not _POSITIVE.search(said[-1])
+        else _POSITIVE
+    )
+    k = next((n for n, sentence in enumerate(said) if cue.search(sentence)), 0)
+    text = to_third_person(" ".join(said[k : k + 2]))
+    verdict = "worked" if cue is _POSITIVE else "did not work"
+    return ("Worked: " if verdict == "worked" else "Did not work: ") + text, verdict
+
+
+def _lesson(turns: list[Turn], task: list[str], approach_parts: list[str], verdict: str) -> str:
+    """The assistant's last advice for later ("Next time, ..."), else what was done for which
+    request and how it went."""
     advice = [
         s for t in turns if t.speaker == "assistant" for s in _sentences(t) if _LESSON_CUE.match(s)
     ]
     if advice:
         lesson = _TIME_CUE.sub("", advice[-1]).strip()
-        lesson = lesson[:1].upper() + lesson[1:]
-    else:
-        what = approach_parts[-1] if approach_parts else "the approach"
-        lesson = f"For requests like '{_first_words(task[0], 12)}': {what.rstrip('.')} - {verdict}."
-    out = {"situation": situation, "approach": approach, "outcome": outcome, "lesson": lesson}
-    return {k: v for k, v in out.items() if v}
+        return lesson[:1].upper() + lesson[1:]
+    what = approach_parts[-1] if approach_parts else "the approach"
+    return f"For requests like '{_first_words(task[0], 12)}': {what.rstrip('.')} - {verdict}."
 
 
 # --------------------------------------------------------------------------------------------
@@ -1039,23 +1063,53 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
     """trustcall's update path. Statement records (one memory each, or triples): PatchDoc when a newer
     statement fills the same slot, RemoveDoc when the user retracts one, a new schema call for new
     facts. Profile documents: PatchDoc setting, replacing, adding or removing fields."""
-    calls: list[tuple[str, dict]] = []
     schema_tools = [
         t
         for n, t in tools.items()
         if n not in ("PatchDoc", "RemoveDoc", "Done", "PatchFunctionErrors")
     ]
-    names = {f.value for f in ctx.facts if f.predicate == "name"}
     retracted = _retractions(ctx)
     new_facts = [
         f
         for f in per_fact_facts(ctx)
         if not any(content_terms(f.value) <= content_terms(c) for c in retracted)
     ]
-    patches: dict[str, tuple[list[dict], list[str]]] = {}
-    removed: set[str] = set()
-    handled: set[int] = set()
     documents = [r for r in ctx.existing if _is_document(r, tools)]
+    patches = _document_patches(documents, tools, filler, retracted)
+    # The documents absorb the new facts when no schema takes one per fact.
+    absorbed = documents and not any(_is_per_fact(t) for t in schema_tools)
+    handled = set(range(len(new_facts))) if absorbed else set()
+    calls = _record_patches(ctx, tools, documents, new_facts, patches, handled)
+    if "PatchDoc" in tools:
+        for rid, (ops, notes) in patches.items():
+            calls.append(
+                (
+                    "PatchDoc",
+                    {"json_doc_id": rid, "planned_edits": "; ".join(notes), "patches": ops},
+                )
+            )
+    fresh = [f for i, f in enumerate(new_facts) if i not in handled]
+    if fresh and schema_tools:
+        calls += _new_fact_calls(ctx, schema_tools, filler, fresh)
+    if not calls:
+        if "Done" in tools:
+            return [("Done", {})]
+        if ctx.existing and "PatchDoc" in tools:
+            r = ctx.existing[0]
+            no_op = {
+                "json_doc_id": r.id,
+                "planned_edits": "No new information; no edits.",
+                "patches": [],
+            }
+            return [("PatchDoc", no_op)]
+    return calls
+
+
+def _document_patches(
+    documents: list[Record], tools: dict[str, ToolSpec], filler: Filler, retracted: list[str]
+) -> dict[str, tuple[list[dict], list[str]]]:
+    """Each profile document's ops and notes: retracted fields removed, newly stated ones set."""
+    patches: dict[str, tuple[list[dict], list[str]]] = {}
     for r in documents:
         tool = tools.get(r.kind)
         # Without the schema bound (enable_inserts=False), the record's own fields are the schema.
@@ -1065,8 +1119,22 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
         ops, notes = ops + more_ops, notes + more_notes
         if ops:
             patches[r.id] = (ops, notes)
-        if not any(_is_per_fact(t) for t in schema_tools):
-            handled |= set(range(len(new_facts)))  # the document absorbs the facts
+    return patches
+
+
+def _record_patches(
+    ctx: Context,
+    tools: dict[str, ToolSpec],
+    documents: list[Record],
+    new_facts: list[Statement],
+    patches: dict[str, tuple[list[dict], list[str]]],
+    handled: set[int],
+) -> list[tuple[str, dict]]:
+    """RemoveDoc calls for the fact records the user retracts; into `patches`, the ops putting a
+    new fact where a record holds an older one of the same slot (its index joins `handled`)."""
+    calls: list[tuple[str, dict]] = []
+    names = {f.value for f in ctx.facts if f.predicate == "name"}
+    removed: set[str] = set()
     # A stored "User is named Ann" makes "Ann lives in Berlin" a fact about the user.
     for r in ctx.existing:
         if r not in documents:
@@ -1098,36 +1166,23 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
                 note = f"replace {old[0].predicate} '{old[0].value}' with '{f.value}' (newer statement wins)"
                 patches[r.id] = (prev_ops + ops, prev_notes + [note])
             break
-    if "PatchDoc" in tools:
-        for rid, (ops, notes) in patches.items():
-            calls.append(
-                (
-                    "PatchDoc",
-                    {"json_doc_id": rid, "planned_edits": "; ".join(notes), "patches": ops},
-                )
-            )
-    fresh = [f for i, f in enumerate(new_facts) if i not in handled]
-    if fresh and schema_tools:
-        tool = _best_schema_tool(schema_tools, filler)
-        if _is_per_fact(tool):
-            wanted = facts_for(tool, ctx)
-            calls += [(tool.name, filler.fill(tool.parameters, f)) for f in fresh if f in wanted]
-        elif not any(r.kind == tool.name for r in ctx.existing):
-            args = filler.fill(tool.parameters)
-            if any(v not in (None, "", [], {}) for v in args.values()):
-                calls.append((tool.name, args))
-    if not calls:
-        if "Done" in tools:
-            return [("Done", {})]
-        if ctx.existing and "PatchDoc" in tools:
-            r = ctx.existing[0]
-            no_op = {
-                "json_doc_id": r.id,
-                "planned_edits": "No new information; no edits.",
-                "patches": [],
-            }
-            return [("PatchDoc", no_op)]
     return calls
+
+
+def _new_fact_calls(
+    ctx: Context, schema_tools: list[ToolSpec], filler: Filler, fresh: list[Statement]
+) -> list[tuple[str, dict]]:
+    """Calls of the best-filled schema for facts no stored record holds: one per fact, or one
+    document when none is stored yet."""
+    tool = _best_schema_tool(schema_tools, filler)
+    if _is_per_fact(tool):
+        wanted = facts_for(tool, ctx)
+        return [(tool.name, filler.fill(tool.parameters, f)) for f in fresh if f in wanted]
+    if not any(r.kind == tool.name for r in ctx.existing):
+        args = filler.fill(tool.parameters)
+        if any(v not in (None, "", [], {}) for v in args.values()):
+            return [(tool.name, args)]
+    return []
 
 
 def _same_subject(old: Statement, new: Statement) -> bool:
@@ -1155,7 +1210,7 @@ def _record_patch(record: Record, old: Statement, new: Statement) -> list[dict]:
             return [
                 {"op": "replace", "path": "/content", "value": text.replace(old.value, new.value)}
             ]
-        return [{"op": "replace", "path": "/content", "value": fact_text(new)}]
+        return [{"op": "replace", "path": "/content", "value": statement_sentence(new)}]
     ops = []
     for key, current in value.items():
         c = concept(key, {})
@@ -1275,25 +1330,7 @@ def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tu
         (c for m in ctx.messages if m.type == "ai" for c in m.tool_calls if c["id"] == target), None
     )
     if "Unrecognized tool name" in error:
-        name_tool = next((n for n in tools if n.startswith("PatchFunctionName")), None)
-        valid = re.search(r"access to the following tools: (?P<names>[^.]+)\.", error)
-        names = [n.strip() for n in valid["names"].split(",")] if valid else []
-        names = [n for n in names if n not in ("PatchDoc", "PatchFunctionErrors")]
-        bad = call["name"] if call else ""
-        fixed = max(names, key=lambda n: len(set(n.lower()) & set(bad.lower()))) if names else None
-        return [
-            (
-                name_tool or "PatchFunctionName",
-                {
-                    "json_doc_id": target,
-                    "reasoning": [
-                        f'"{bad}" is not a known tool.',
-                        f"The closest valid tool is {fixed}.",
-                    ],
-                    "fixed_name": fixed,
-                },
-            )
-        ]
+        return _rename_call(error, tools, call, target)
     schema = None
     m = re.search(r"Expected Parameter Schema:\s*```json\s*(?P<schema>.*?)```", error, re.S)
     if m:
@@ -1301,52 +1338,9 @@ def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tu
     args = dict(call["args"]) if call else {}
     patches, notes = [], []
     for loc, kind, message in _pydantic_errors(error):
-        path = "/" + "/".join(loc.split("."))
-        spec = _field_spec(schema, loc) if schema else {}
-        current = _get_path(args, loc)
-        if kind == "missing":
-            value = None
-            c = concept(loc.split(".")[-1], spec)
-            if c:
-                value = _coerce(filler.value(c), spec, schema or {})
-            if value in (None, ""):
-                value = empty_value(spec, schema or {})
-            patches.append({"op": "add", "path": path, "value": value})
-            notes.append(f"{loc}: field required -> added")
-        elif kind in ("string_too_long", "too_long") or re.search(r"at most \d+", message):
-            fixed, note = _shorten(current, message)
-            patches.append({"op": "replace", "path": path, "value": fixed})
-            notes.append(f"{loc}: {note}")
-        elif kind in ("literal_error", "enum"):
-            choices = re.findall(r"'([^']+)'", message.split("should be", 1)[-1])
-            value = _closest_enum(current, choices) or choices[0]
-            patches.append({"op": "replace", "path": path, "value": value})
-            notes.append(f"{loc}: {current!r} is not allowed -> {value!r}")
-        elif kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
-            bound = re.search(r"(-?\d+(?:\.\d+)?)", message)
-            if bound:
-                limit = float(bound.group(1))
-                step = 0 if kind.endswith("_equal") else (1 if kind.startswith("greater") else -1)
-                value = (
-                    limit + step if isinstance(current, int) or "." not in bound.group(1) else limit
-                )
-                value = int(value) if float(value).is_integer() else value
-                patches.append({"op": "replace", "path": path, "value": value})
-                notes.append(f"{loc}: {current!r} out of range -> {value!r}")
-        elif kind == "value_error" and loc.split(".")[-1] not in set(
-            (spec or {}).get("required", [])
-        ):
-            notes.append(
-                f"{loc}: custom validation failed ({message}); left for the schema to judge"
-            )
-        else:
-            target_spec = _resolve(spec, schema or {}) if spec else {}
-            fixed = _coerce(current, target_spec, schema or {}) if target_spec else None
-            if fixed is None or fixed == current:
-                fixed = empty_value(target_spec, schema or {}) if target_spec else None
-            if fixed is not None:
-                patches.append({"op": "replace", "path": path, "value": fixed})
-                notes.append(f"{loc}: {kind} -> converted {current!r} to {fixed!r}")
+        patch, note = _field_fix(loc, kind, message, schema, args, filler)
+        patches += [patch] if patch else []
+        notes += [note] if note else []
     return [
         (
             "PatchFunctionErrors",
@@ -1357,6 +1351,77 @@ def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tu
             },
         )
     ]
+
+
+def _rename_call(
+    error: str, tools: dict[str, ToolSpec], call: dict | None, target: str
+) -> list[tuple[str, dict]]:
+    """A call of an unknown tool renamed to the valid tool sharing most of its letters."""
+    name_tool = next((n for n in tools if n.startswith("PatchFunctionName")), None)
+    valid = re.search(r"access to the following tools: (?P<names>[^.]+)\.", error)
+    names = [n.strip() for n in valid["names"].split(",")] if valid else []
+    names = [n for n in names if n not in ("PatchDoc", "PatchFunctionErrors")]
+    bad = call["name"] if call else ""
+    fixed = max(names, key=lambda n: len(set(n.lower()) & set(bad.lower()))) if names else None
+    return [
+        (
+            name_tool or "PatchFunctionName",
+            {
+                "json_doc_id": target,
+                "reasoning": [
+                    f'"{bad}" is not a known tool.',
+                    f"The closest valid tool is {fixed}.",
+                ],
+                "fixed_name": fixed,
+            },
+        )
+    ]
+
+
+def _field_fix(
+    loc: str, kind: str, message: str, schema: Any, args: dict, filler: Filler
+) -> tuple[dict | None, str | None]:
+    """The patch op fixing one validation error at `loc` (None when there is none), and its note
+    (None when nothing was done)."""
+    path = "/" + "/".join(loc.split("."))
+    spec = _field_spec(schema, loc) if schema else {}
+    current = _get_path(args, loc)
+    if kind == "missing":
+        value = None
+        c = concept(loc.split(".")[-1], spec)
+        if c:
+            value = _coerce(filler.value(c), spec, schema or {})
+        if value in (None, ""):
+            value = empty_value(spec, schema or {})
+        return {"op": "add", "path": path, "value": value}, f"{loc}: field required -> added"
+    if kind in ("string_too_long", "too_long") or re.search(r"at most \d+", message):
+        fixed, note = _shorten(current, message)
+        return {"op": "replace", "path": path, "value": fixed}, f"{loc}: {note}"
+    if kind in ("literal_error", "enum"):
+        choices = re.findall(r"'([^']+)'", message.split("should be", 1)[-1])
+        value = _closest_enum(current, choices) or choices[0]
+        note = f"{loc}: {current!r} is not allowed -> {value!r}"
+        return {"op": "replace", "path": path, "value": value}, note
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        bound = re.search(r"(-?\d+(?:\.\d+)?)", message)
+        if not bound:
+            return None, None
+        limit = float(bound.group(1))
+        step = 0 if kind.endswith("_equal") else (1 if kind.startswith("greater") else -1)
+        value = limit + step if isinstance(current, int) or "." not in bound.group(1) else limit
+        value = int(value) if float(value).is_integer() else value
+        note = f"{loc}: {current!r} out of range -> {value!r}"
+        return {"op": "replace", "path": path, "value": value}, note
+    if kind == "value_error" and loc.split(".")[-1] not in set((spec or {}).get("required", [])):
+        return None, f"{loc}: custom validation failed ({message}); left for the schema to judge"
+    target_spec = _resolve(spec, schema or {}) if spec else {}
+    fixed = _coerce(current, target_spec, schema or {}) if target_spec else None
+    if fixed is None or fixed == current:
+        fixed = empty_value(target_spec, schema or {}) if target_spec else None
+    if fixed is None:
+        return None, None
+    note = f"{loc}: {kind} -> converted {current!r} to {fixed!r}"
+    return {"op": "replace", "path": path, "value": fixed}, note
 
 
 def _shorten(current: Any, message: str) -> tuple[Any, str]:
@@ -1711,7 +1776,7 @@ def _search_args(tool: ToolSpec, ctx: Context, filler: Filler, many: bool) -> li
                 )
         queries.append(question)
     if many:
-        queries += [fact_text(f) for f in per_fact_facts(ctx)]
+        queries += [statement_sentence(f) for f in per_fact_facts(ctx)]
     queries = list(dict.fromkeys(q for q in queries if q))[:MAX_SEARCH_CALLS] or [
         base.get(qkey, "")
     ]
@@ -1809,7 +1874,7 @@ def _agent_policy(
 
     if not after:  # step 1
         if wants_write and searcher is not None:
-            queries = [fact_text(f) for f in facts] + notes + retracted
+            queries = [statement_sentence(f) for f in facts] + notes + retracted
             for q in list(dict.fromkeys(queries))[:MAX_SEARCH_CALLS]:
                 calls += [
                     (searcher.name, a)
