@@ -39,7 +39,7 @@ def store_factory_for(backend: str | None, stack: contextlib.ExitStack):
     return lambda: store
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
     from memlib.eval.strategies import STRATEGIES
 
     p = argparse.ArgumentParser(prog="python -m memlib.eval", description=__doc__.splitlines()[0])
@@ -72,27 +72,29 @@ def main(argv=None) -> int:
     g.add_argument("--turns", type=int, default=3)
     g.add_argument("--facts", type=int, default=4)
     g.add_argument("--seed", type=int, default=0)
-    args = p.parse_args(argv)
+    return p
 
-    if args.generate:
-        from memlib.eval.dataset import save_dataset
-        from memlib.eval.generator import generate_dataset
 
-        try:
-            cases = generate_dataset(
-                args.cases,
-                seed=args.seed,
-                sessions=args.sessions,
-                turns=args.turns,
-                facts=args.facts,
-            )
-        except ValueError as exc:
-            p.error(str(exc))
-        path = save_dataset(cases, args.generate)
-        print(
-            f"wrote {len(cases)} cases, {sum(len(c['questions']) for c in cases)} questions to {path}"
+def _generate(p, args) -> int:
+    from memlib.eval.dataset import save_dataset
+    from memlib.eval.generator import generate_dataset
+
+    try:
+        cases = generate_dataset(
+            args.cases, seed=args.seed, sessions=args.sessions, turns=args.turns, facts=args.facts
         )
-        return 0
+    except ValueError as exc:
+        p.error(str(exc))
+    path = save_dataset(cases, args.generate)
+    print(
+        f"wrote {len(cases)} cases, {sum(len(c['questions']) for c in cases)} questions to {path}"
+    )
+    return 0
+
+
+def _strategies(p, args) -> list[str]:
+    from memlib.eval.strategies import STRATEGIES
+
     if not args.data:
         p.error("--data FILE is required (or --generate FILE)")
     names = [n.strip() for n in args.strategy.split(",") if n.strip()]
@@ -101,23 +103,15 @@ def main(argv=None) -> int:
         p.error(
             f"unknown strategy {unknown or args.strategy!r}; choose from {', '.join(STRATEGIES)}"
         )
+    return names
 
-    from memlib.eval.dataset import load_dataset
+
+def _run(p, args, names, cases) -> tuple[dict, list[dict]]:
+    """Every strategy over the cases: ({name: run as JSON}, trace rows)."""
     from memlib.eval.harness import evaluate
     from memlib.eval.metrics import format_summary
-    from memlib.models import describe_backend
 
-    try:
-        cases = load_dataset(args.data)
-    except ValueError as exc:
-        p.error(str(exc))
-    result = {
-        "data": str(args.data),
-        "backend": args.backend or "in-memory store per case",
-        "model": str(describe_backend()),
-        "runs": {},
-    }
-    traces = []
+    runs, traces = {}, []
     with contextlib.ExitStack() as stack:
         try:
             factory = store_factory_for(args.backend, stack)
@@ -132,18 +126,44 @@ def main(argv=None) -> int:
                 if "keyword argument" not in str(exc):
                     raise
                 p.error(f"--set {dict(args.options)} does not fit strategy {name!r}: {exc}")
-            result["runs"][name] = run.to_json()
+            runs[name] = run.to_json()
             traces += [{"strategy": name, **row} for row in run.trace.rows()]
             if not args.quiet:
                 calls = run.ingest["calls_per_turn"]
                 title = f"{name}: ingest {calls} calls/turn, {run.ingest['seconds']} s"
                 print(format_summary(run.summary, title) + "\n")
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    if args.trace:
-        Path(args.trace).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.trace).write_text("".join(json.dumps(r) + "\n" for r in traces))
+    return runs, traces
+
+
+def _write(path: str | None, text: str) -> None:
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text)
+
+
+def main(argv=None) -> int:
+    p = _parser()
+    args = p.parse_args(argv)
+    if args.generate:
+        return _generate(p, args)
+    names = _strategies(p, args)
+
+    from memlib.eval.dataset import load_dataset
+    from memlib.models import describe_backend
+
+    try:
+        cases = load_dataset(args.data)
+    except ValueError as exc:
+        p.error(str(exc))
+    runs, traces = _run(p, args, names, cases)
+    result = {
+        "data": str(args.data),
+        "backend": args.backend or "in-memory store per case",
+        "model": str(describe_backend()),
+        "runs": runs,
+    }
+    _write(args.out, json.dumps(result, indent=1) + "\n")
+    _write(args.trace, "".join(json.dumps(r) + "\n" for r in traces))
     return 0
 
 

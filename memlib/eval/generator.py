@@ -127,10 +127,11 @@ def _plan(rng: random.Random, sessions: int, turns: int, n: int) -> list[tuple[i
     return sorted(slots)
 
 
-def generate_case(
-    seed: int, *, sessions: int = 20, turns: int = 3, facts: int = 4, case_id: str | None = None
-) -> dict:
-    """One synthetic user history with planted facts and updates, and its questions; deterministic by seed."""
+HOMES, JOBS = ("home", "new_home"), ("job", "new_job")  # a value and the one that replaces it
+
+
+def _check_sizes(seed, sessions, turns, facts) -> int:
+    """The number of planted statements, once the sizes are known to fit."""
     check_int(seed, "seed", minimum=0)
     check_int(sessions, "sessions", minimum=2)
     check_int(turns, "turns", minimum=1)
@@ -145,28 +146,11 @@ def generate_case(
             f"{planted} planted statements do not fit in {sessions} sessions x {turns} turns; "
             "raise sessions or turns, or lower facts"
         )
-    rng = random.Random(seed)
-    name = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
-    home, new_home = rng.sample(PLACES, 2)
-    job, new_job = rng.sample(ORGS, 2)
-    topics = rng.sample(sorted(FAVOURITES), facts)
-    values = {t: rng.choice(FAVOURITES[t]) for t in topics}
-    slots = _plan(rng, sessions, turns, planted)
-    # a random time order, each update somewhere after the value it replaces
-    keys = ["name", "home", "job"] + [f"fav:{t}" for t in topics]
-    rng.shuffle(keys)
-    for first, update in (("home", "new_home"), ("job", "new_job")):
-        keys.insert(rng.randint(keys.index(first) + 1, len(keys)), update)
-    statements = {
-        "name": f"By the way, my name is {name}.",
-        "home": f"I live in {home}.",
-        "job": f"I work at {job}.",
-        "new_home": f"Big news: I moved to {new_home}.",
-        "new_job": f"I just joined {new_job}.",
-    }
-    for t in topics:
-        statements[f"fav:{t}"] = f"My favourite {t} is {values[t]}."
-    at = dict(zip(keys, slots, strict=True))
+    return planted
+
+
+def _sessions(rng, sessions: int, turns: int, at: dict, statements: dict) -> list[dict]:
+    """Dated sessions of filler turns, with each planted statement at its (session, turn)."""
     planted_turns = {slot: key for key, slot in at.items()}
     out_sessions, when, filler = [], START, list(FILLER)
     for s in range(sessions):
@@ -183,13 +167,15 @@ def generate_case(
                 {"id": f"{turn}-a", "turn": turn, "role": "assistant", "content": reply},
             ]
         out_sessions.append({"id": f"s{s}", "date": when.isoformat(), "messages": messages})
+    return out_sessions
 
-    def ev(*names):
-        return [f"s{at[k][0]}-t{at[k][1]}" for k in names]
 
+def _questions(rng, facts: dict, at: dict) -> list[dict]:
+    """Questions of the five types about the planted facts, each with its evidence turns."""
     questions = []
 
-    def ask(qtype, question, answer, stale, evidence):
+    def ask(qtype, question, answer, stale, *keys):
+        evidence = [f"s{at[k][0]}-t{at[k][1]}" for k in keys]
         questions.append(
             {
                 "id": f"q{len(questions)}",
@@ -201,34 +187,69 @@ def generate_case(
             }
         )
 
-    for t in topics:
-        ask("single-session", f"What is my favourite {t}?", [values[t]], [], ev(f"fav:{t}"))
+    name, home, new_home, job, new_job = (facts[k] for k in ("name", *HOMES, *JOBS))
+    for t, value in facts["favourites"].items():
+        ask("single-session", f"What is my favourite {t}?", [value], [], f"fav:{t}")
     ask(
         "multi-session",
         "What is my name and where do I work?",
         [name, new_job],
         [job],
-        ev("name", "new_job"),
+        "name",
+        "new_job",
     )
     ask(
         "multi-session",
         "What is my name and where do I live?",
         [name, new_home],
         [home],
-        ev("name", "new_home"),
+        "name",
+        "new_home",
     )
-    ask("knowledge-update", "Where do I live?", [new_home], [home], ev("home", "new_home"))
-    ask("knowledge-update", "Where do I work?", [new_job], [job], ev("job", "new_job"))
+    ask("knowledge-update", "Where do I live?", [new_home], [home], "home", "new_home")
+    ask("knowledge-update", "Where do I work?", [new_job], [job], "job", "new_job")
     ask(
         "temporal",
         f"Where did I live before I moved to {new_home}?",
         [home],
         [],
-        ev("home", "new_home"),
+        "home",
+        "new_home",
     )
-    ask("temporal", f"Where did I work before I joined {new_job}?", [job], [], ev("job", "new_job"))
-    ask("abstention", "How old am I?", [], [], [])
-    ask("abstention", f"What is my favourite {rng.choice(ABSENT_TOPICS)}?", [], [], [])
+    ask("temporal", f"Where did I work before I joined {new_job}?", [job], [], "job", "new_job")
+    ask("abstention", "How old am I?", [], [])
+    ask("abstention", f"What is my favourite {rng.choice(ABSENT_TOPICS)}?", [], [])
+    return questions
+
+
+def generate_case(
+    seed: int, *, sessions: int = 20, turns: int = 3, facts: int = 4, case_id: str | None = None
+) -> dict:
+    """One synthetic user history with planted facts and updates, and its questions; deterministic by seed."""
+    planted = _check_sizes(seed, sessions, turns, facts)
+    rng = random.Random(seed)
+    name = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+    home, new_home = rng.sample(PLACES, 2)
+    job, new_job = rng.sample(ORGS, 2)
+    topics = rng.sample(sorted(FAVOURITES), facts)
+    values = {t: rng.choice(FAVOURITES[t]) for t in topics}
+    slots = _plan(rng, sessions, turns, planted)
+    # a random time order, each update somewhere after the value it replaces
+    keys = ["name", "home", "job"] + [f"fav:{t}" for t in topics]
+    rng.shuffle(keys)
+    for first, update in (HOMES, JOBS):
+        keys.insert(rng.randint(keys.index(first) + 1, len(keys)), update)
+    statements = {
+        "name": f"By the way, my name is {name}.",
+        "home": f"I live in {home}.",
+        "job": f"I work at {job}.",
+        "new_home": f"Big news: I moved to {new_home}.",
+        "new_job": f"I just joined {new_job}.",
+    } | {f"fav:{t}": f"My favourite {t} is {values[t]}." for t in topics}
+    at = dict(zip(keys, slots, strict=True))
+    out_sessions = _sessions(rng, sessions, turns, at, statements)
+    known = {"name": name, "home": home, "new_home": new_home, "job": job, "new_job": new_job}
+    questions = _questions(rng, known | {"favourites": values}, at)
     return {
         "id": f"case-{seed}" if case_id is None else check_str(case_id, "case_id"),
         "user_id": f"user-{seed}",

@@ -24,7 +24,7 @@ from memlib.eval.dataset import validate_case
 from memlib.eval.metrics import evidence_recall_at_k, grade, summarize
 from memlib.eval.strategies import STRATEGIES, Strategy
 from memlib.eval.trace import Trace, TracedStore
-from memlib.tenancy import forget_user
+from memlib.tenancy import forget_user, user_namespaces
 
 STORE_FIELDS = ["content.content", "situation"]  # a Fact's sentence, an episode's situation
 
@@ -91,19 +91,7 @@ def _sessions_of(trace: Trace, keys: Sequence[str], case_id: str) -> list[str]:
     return found
 
 
-def evaluate(
-    cases: Sequence[dict],
-    strategy: str | Callable = "full",
-    *,
-    model=None,
-    store_factory: Callable | None = None,
-    options: dict | None = None,
-    quiet: bool = False,
-) -> EvalRun:
-    """Run a strategy (a name in STRATEGIES or a factory(model, store, trace, **options)) over the cases."""
-    from memlib.models import get_chat_model
-    from memlib.writers import ModelCallCounter
-
+def _check_cases(cases, model, quiet, options, store_factory) -> None:
     if isinstance(cases, dict | str) or not isinstance(cases, Sequence):
         raise TypeError(f"cases must be a list of dataset cases, got {cases!r:.80}")
     if not cases:
@@ -117,86 +105,126 @@ def evaluate(
             validate_case(case)
         except ValueError as exc:
             raise ValueError(f"cases[{i}]: {exc}") from None
-    name, factory = _factory(strategy)
     if options is not None and not isinstance(options, dict):
         raise TypeError(f"options must be a dict of strategy arguments, got {options!r}")
     if store_factory is not None and not callable(store_factory):
         raise TypeError(
             f"store_factory must be a function returning a BaseStore, got {store_factory!r}"
         )
+
+
+def _refuse_held_users(shared, cases) -> None:
+    """A shared store must hold nothing of the cases' users: their answers would not be ours."""
+    for case in cases:
+        held = [ns for ns in user_namespaces(shared, case["user_id"]) if shared.search(ns, limit=1)]
+        if held:
+            raise ValueError(
+                f"the store already holds memories of user {case['user_id']!r} under {held}; "
+                "an evaluation needs a store without them (a fresh database)"
+            )
+
+
+@dataclass
+class _Ingest:
+    turns: int = 0
+    calls: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+
+    def summary(self) -> dict:
+        return {
+            "turns": self.turns,
+            "calls": self.calls,
+            "calls_per_turn": round(self.calls / self.turns, 4) if self.turns else 0.0,
+            "prompt_tokens": self.tokens,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _observe(run, case, name, counter, trace, ingest: _Ingest, bar) -> None:
+    """Show the strategy every session of a case, counting what writing its memory costs."""
+    with trace.context(turn=f"{case['id']}/start", writer=name):
+        run.start(case)
+    for session in case["sessions"]:
+        before, start = counter.snapshot(), time.perf_counter()
+        with trace.context(turn=f"{case['id']}/{session['id']}", writer=name, time=session["date"]):
+            run.observe(session)
+        after = counter.snapshot()
+        ingest.seconds += time.perf_counter() - start
+        ingest.calls += after[0] - before[0]
+        ingest.tokens += after[1] - before[1]
+        ingest.turns += sum(m["role"] == "user" for m in session["messages"])
+        bar.update(1)
+
+
+def _ask(run, case, q, name, counter, trace) -> dict:
+    """One question put to the strategy: the graded row with its cost and evidence recall."""
+    before, start = counter.snapshot(), time.perf_counter()
+    run.retrieved = None
+    turn = f"{case['id']}/{q['id']}"
+    with trace.context(turn=turn, writer=name, time="after the last session"):
+        reply = run.answer(q["question"])
+    latency = time.perf_counter() - start
+    calls, tokens = (a - b for a, b in zip(counter.snapshot(), before, strict=True))
+    if not calls:  # a reader's function with its own model: its own counter
+        calls, tokens = getattr(run, "calls", 0), getattr(run, "prompt_tokens", 0)
+    row = {
+        "case": case["id"],
+        "id": q["id"],
+        "type": q["type"],
+        "question": q["question"],
+        "reply": reply,
+        "gold": q["answer"],
+        **grade(q, reply),
+        "prompt_tokens": tokens,
+        "calls": calls,
+        "latency_s": round(latency, 4),
+        "recall": None,
+        "turn": turn,
+    }
+    if run.retrieved is not None:
+        row["retrieved"] = list(run.retrieved)
+        row["recall"] = evidence_recall_at_k(
+            _sessions_of(trace, run.retrieved, case["id"]), q["evidence"]
+        )
+    return row
+
+
+def evaluate(
+    cases: Sequence[dict],
+    strategy: str | Callable = "full",
+    *,
+    model=None,
+    store_factory: Callable | None = None,
+    options: dict | None = None,
+    quiet: bool = False,
+) -> EvalRun:
+    """Run a strategy (a name in STRATEGIES or a factory(model, store, trace, **options)) over the cases."""
+    from tqdm.auto import tqdm
+
+    from memlib.models import get_chat_model
+    from memlib.writers import ModelCallCounter
+
+    _check_cases(cases, model, quiet, options, store_factory)
+    name, factory = _factory(strategy)
     if store_factory is not None:
-        shared = store_factory()
-        for case in cases:
-            held = [
-                ns
-                for ns in shared.list_namespaces(limit=100_000)
-                if case["user_id"] in ns and shared.search(ns, limit=1)
-            ]
-            if held:
-                raise ValueError(
-                    f"the store already holds memories of user {case['user_id']!r} under {held}; "
-                    "an evaluation needs a store without them (a fresh database)"
-                )
+        _refuse_held_users(store_factory(), cases)
     counter = ModelCallCounter()
     if model is None:
         model = get_chat_model(callbacks=[counter])
     else:
         model = model.model_copy(update={"callbacks": [*(model.callbacks or []), counter]})
-    trace = Trace()
-    rows, ingest_calls, ingest_tokens, ingest_turns, ingest_seconds = [], 0, 0, 0, 0.0
+    trace, rows, ingest = Trace(), [], _Ingest()
     total = sum(len(c["sessions"]) + len(c["questions"]) for c in cases)
-    from tqdm.auto import tqdm
-
     bar = tqdm(total=total, desc=name, unit="step", disable=quiet or not sys.stderr.isatty())
     try:
         for case in cases:
             store = TracedStore((store_factory or default_store)(), trace)
             run: Strategy = factory(model, store, trace, **(options or {}))
             try:
-                with trace.context(turn=f"{case['id']}/start", writer=name):
-                    run.start(case)
-                for session in case["sessions"]:
-                    before, start = counter.snapshot(), time.perf_counter()
-                    with trace.context(
-                        turn=f"{case['id']}/{session['id']}", writer=name, time=session["date"]
-                    ):
-                        run.observe(session)
-                    after = counter.snapshot()
-                    ingest_seconds += time.perf_counter() - start
-                    ingest_calls += after[0] - before[0]
-                    ingest_tokens += after[1] - before[1]
-                    ingest_turns += sum(m["role"] == "user" for m in session["messages"])
-                    bar.update(1)
+                _observe(run, case, name, counter, trace, ingest, bar)
                 for q in case["questions"]:
-                    before, start = counter.snapshot(), time.perf_counter()
-                    run.retrieved = None
-                    turn = f"{case['id']}/{q['id']}"
-                    with trace.context(turn=turn, writer=name, time="after the last session"):
-                        reply = run.answer(q["question"])
-                    latency = time.perf_counter() - start
-                    calls, tokens = (a - b for a, b in zip(counter.snapshot(), before, strict=True))
-                    if not calls:  # a reader's function with its own model: its own counter
-                        calls, tokens = getattr(run, "calls", 0), getattr(run, "prompt_tokens", 0)
-                    row = {
-                        "case": case["id"],
-                        "id": q["id"],
-                        "type": q["type"],
-                        "question": q["question"],
-                        "reply": reply,
-                        "gold": q["answer"],
-                        **grade(q, reply),
-                        "prompt_tokens": tokens,
-                        "calls": calls,
-                        "latency_s": round(latency, 4),
-                        "recall": None,
-                        "turn": turn,
-                    }
-                    if run.retrieved is not None:
-                        row["retrieved"] = list(run.retrieved)
-                        row["recall"] = evidence_recall_at_k(
-                            _sessions_of(trace, run.retrieved, case["id"]), q["evidence"]
-                        )
-                    rows.append(row)
+                    rows.append(_ask(run, case, q, name, counter, trace))
                     bar.update(1)
             finally:
                 run.close()
@@ -204,11 +232,4 @@ def evaluate(
                     forget_user(store.store, None, case["user_id"])  # 09's exact forget
     finally:
         bar.close()
-    ingest = {
-        "turns": ingest_turns,
-        "calls": ingest_calls,
-        "calls_per_turn": round(ingest_calls / ingest_turns, 4) if ingest_turns else 0.0,
-        "prompt_tokens": ingest_tokens,
-        "seconds": round(ingest_seconds, 3),
-    }
-    return EvalRun(name, rows, summarize(rows), ingest, trace)
+    return EvalRun(name, rows, summarize(rows), ingest.summary(), trace)
