@@ -228,17 +228,25 @@ def grade_skill(request: Request) -> str:
 # --------------------------------------------------------------------------------------------
 # Skill: summarize to a word budget, folding in a previous summary.
 
+_COUNT = r"(?<![\d,.])(\d{1,3}(?:,\d{3})+|\d+)"  # "15,000 words" is 15000, never "000 words"
 _BUDGET_RULES = [
-    (re.compile(r"\b(?:under|fewer than|less than|below|shorter than)\s+(\d+)\s+words", re.I), -1),
-    (re.compile(r"\b(\d+)\s+words?\s+or\s+(?:less|fewer)", re.I), 0),
     (
         re.compile(
-            r"\b(?:at most|no more than|max(?:imum)?(?: of)?|up to|within|not exceeding|in|to|with|using|about|around)\s+(\d+)\s+words",
+            rf"\b(?:under|fewer than|less than|below|shorter than)\s+{_COUNT}\s+words", re.I
+        ),
+        -1,
+    ),
+    (re.compile(rf"{_COUNT}\s+words?\s+or\s+(?:less|fewer)", re.I), 0),
+    (
+        re.compile(
+            r"\b(?:at most|no more than|max(?:imum)?(?: of)?|up to|within|not exceeding|in|to|with|using|about|around)\s+"
+            + _COUNT
+            + r"\s+words",
             re.I,
         ),
         0,
     ),
-    (re.compile(r"\b(\d+)[- ]words?\b", re.I), 0),
+    (re.compile(rf"{_COUNT}[- ]words?\b", re.I), 0),
 ]
 _NUMBER_WORDS = {"one": 1, "a single": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _SENTENCE_BUDGET = re.compile(
@@ -302,7 +310,7 @@ def _length_limits(instruction: str) -> tuple[int | None, int | None]:
     for pattern, delta in _BUDGET_RULES:
         m = pattern.search(instruction)
         if m:
-            words = int(m.group(1)) + delta
+            words = int(m.group(1).replace(",", "")) + delta
             break
     m = _SENTENCE_BUDGET.search(instruction)
     if m:

@@ -625,3 +625,19 @@ def test_a_note_that_counts_words_is_not_a_length_rule():
     system = "Notes:\nThe launch code has 5 words in it. " + RUNBOOK.removeprefix("Notes:\n")
     out = reply(SystemMessage(system), HumanMessage(ASK))
     assert sentence_count(out) == 2 and words(out) > 5, out
+
+
+def test_a_number_with_a_thousands_separator_is_one_number_not_a_zero_budget():
+    # "15,000 words" in a user's message was read as a budget of "000 words" and crashed the
+    # model with "word budget must be at least 1, got 0" (found by the open-domain dev set)
+    from langmem import create_memory_manager
+
+    from offline_model import OfflineChatModel
+    from offline_model.skills import _length_limits
+
+    assert _length_limits("My dissertation is 15,000 words. I'm at 3,000") == (15000, None)
+    assert _length_limits("a 2,500-word summary") == (2500, None)
+    assert _length_limits("Summarize in at most 40 words.") == (40, None)
+    manager = create_memory_manager(OfflineChatModel(), enable_inserts=True)
+    said = [("user", "my MSc dissertation is due August 28. 15,000 words. I'm at 3,000")]
+    assert isinstance(manager.invoke({"messages": said}), list)
