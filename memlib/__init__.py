@@ -1,13 +1,16 @@
 """memlib: the small library behind the memlib notebooks. One module per memory layer.
 
-Everything listed in __all__ can be imported from `memlib` directly; modules load on first use, so
-`from memlib import record` does not pull in LangGraph or FAISS.
+The front door is short: `memlib.__all__` holds what a reader uses directly (the model and
+embeddings switch, the backends by URL, the full agent of notebook 09, forget and export, the
+widgets, `record`); everything else is reached through its layer module (`memlib.semantic`,
+`memlib.rotation`, ...). Modules load on first use, so `from memlib import record` does not pull
+in LangGraph or FAISS.
 """
 
 from importlib import import_module
 
 _EXPORTS = {
-    # OfflineChatModel: the offline chat model's class, which memlib.models loads on first use
+    # the backend switch; OfflineChatModel is the offline model's class, loaded on first use
     "models": [
         "OfflineChatModel",
         "describe_backend",
@@ -16,32 +19,7 @@ _EXPORTS = {
         "get_embeddings",
     ],
     "testing": ["record"],
-    "widgets": ["ChatPanel", "MemoryInspector"],
-    "tokens": ["TokenCounter", "count_message_tokens", "count_text_tokens"],
-    "embeddings": ["MiniLMEmbeddings"],
-    "buffers": [
-        "FullBuffer",
-        "SlidingWindowBuffer",
-        "SummaryBuffer",
-        "TokenTrimBuffer",
-        "load_conversation",
-        "check_prompt_messages",
-        "tool_pairs_intact",
-        "transcript",
-        "trim_to_budget",
-        "turns",
-    ],
-    "corpus": ["CorpusIndex", "drop_superseded", "load_corpus"],
-    "scratchpad": [
-        "Grade",
-        "ResearchState",
-        "add_unique",
-        "build_research_graph",
-        "merge_by_id",
-        "new_research",
-        "research_summary",
-    ],
-    "faiss_store": ["FaissStore"],
+    "tokens": ["TokenCounter", "count_text_tokens"],
     "backends": [
         "aopen_checkpointer",
         "aopen_store",
@@ -49,68 +27,10 @@ _EXPORTS = {
         "open_checkpointer",
         "open_store",
     ],
-    "episodic": [
-        "Episode",
-        "extract_episode",
-        "format_episodes_as_examples",
-        "load_conversations",
-        "load_episodes",
-        "load_queries",
-        "recall_at_k",
-        "recall_episodes",
-        "save_episode",
-    ],
-    "semantic": [
-        "Fact",
-        "UserProfile",
-        "fact_item",
-        "fact_text",
-        "format_memory_section",
-        "load_memories",
-        "memory_changes",
-        "patch_profile",
-        "read_profile",
-    ],
-    "shared_memory": [
-        "Grant",
-        "ScopedStore",
-        "provenance",
-        "put_version",
-        "versions",
-    ],
-    "procedural": [
-        "PromptVersion",
-        "active_prompt",
-        "approve",
-        "check_prompt",
-        "create_prompt",
-        "get_version",
-        "list_versions",
-        "prompt_diff",
-        "prompt_variables",
-        "propose_prompt",
-        "reject",
-        "rollback",
-    ],
-    "writers": [
-        "BlendedWriter",
-        "ModelCallCounter",
-        "check_after_seconds",
-        "is_explicit_request",
-        "make_load_memory_node",
-        "settle",
-    ],
-    "rotation": [
-        "PromptRecorder",
-        "SummaryState",
-        "build_rotation_graph",
-        "chat_node",
-        "check_tool_pairs",
-        "compress_node",
-        "route_after_chat",
-        "run_turns",
-        "split_for_summary",
-    ],
+    # the capstone of notebook 09 and what a reader's own app needs around it
+    "agent": ["build_memory_agent"],
+    "tenancy": ["export_user", "forget_user"],
+    "widgets": ["ChatPanel", "MemoryInspector"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)

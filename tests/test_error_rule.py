@@ -28,6 +28,10 @@ from pathlib import Path
 import pytest
 
 import memlib
+import memlib.buffers
+import memlib.rotation
+import memlib.scratchpad
+import memlib.shared_memory
 
 # --- what is public ------------------------------------------------------------------------
 
@@ -273,8 +277,10 @@ SAMPLES = {
     "fn": lambda tmp: lambda messages: "ok",
     "futures": lambda tmp: [],
     "grader": lambda tmp: lambda question, doc: (True, "ok"),
-    "grants": lambda tmp: {"helper": [memlib.Grant(("shared",), read=True, write=True)]},
-    "graph": lambda tmp: memlib.build_rotation_graph(
+    "grants": lambda tmp: {
+        "helper": [memlib.shared_memory.Grant(("shared",), read=True, write=True)]
+    },
+    "graph": lambda tmp: memlib.rotation.build_rotation_graph(
         _model(), threshold=8, keep_last=2, checkpointer=_checkpointer()
     ),
     "hot_path": lambda tmp: _writer().hot_path,
@@ -285,7 +291,7 @@ SAMPLES = {
     "keep_last": lambda tmp: 2,
     "kept": lambda tmp: [],
     "left": lambda tmp: [],
-    "make_buffer": lambda tmp: lambda: memlib.FullBuffer("Be brief."),
+    "make_buffer": lambda tmp: lambda: memlib.buffers.FullBuffer("Be brief."),
     "max_iterations": lambda tmp: 2,
     "max_tokens": lambda tmp: 400,
     "messages": lambda tmp: _messages(),
@@ -315,7 +321,9 @@ SAMPLES = {
     "records": lambda tmp: {},
     "relevant": lambda tmp: [{"s1"}],
     "reply": lambda tmp: "I don't know.",
-    "research_graph": lambda tmp: memlib.build_research_graph(_corpus_index(), _model()).compile(),
+    "research_graph": lambda tmp: memlib.scratchpad.build_research_graph(
+        _corpus_index(), _model()
+    ).compile(),
     "result": lambda tmp: [],
     "results": lambda tmp: {"full": [_rotation_row()]},
     "retrieved": lambda tmp: [["s1"]],
@@ -417,10 +425,12 @@ OVERRIDES = {
     "memlib.shared_memory.put_version": {"key": lambda tmp: "k"},
     "memlib.shared_memory.versions": {"key": lambda tmp: "k"},
     "memlib.shared_memory.permits": {
-        "grants": lambda tmp: [memlib.Grant(("shared",))],
+        "grants": lambda tmp: [memlib.shared_memory.Grant(("shared",))],
         "namespace": lambda tmp: ("shared",),
     },
-    "memlib.shared_memory.authorize": {"grants": lambda tmp: [memlib.Grant(("shared",))]},
+    "memlib.shared_memory.authorize": {
+        "grants": lambda tmp: [memlib.shared_memory.Grant(("shared",))]
+    },
     "memlib.shared_memory.Grant": {"prefix": lambda tmp: ("shared",)},
     "memlib.shared_memory.ScopedStore": {},
     "memlib.testing.output_dir": {},
@@ -530,8 +540,8 @@ METHODS = {
     "memlib.writers.BlendedWriter.write": lambda tmp: _writer(),
     "memlib.writers.BlendedWriter.forget": lambda tmp: _writer(),
     "memlib.writers.BlendedWriter.route": lambda tmp: _writer(),
-    "memlib.buffers.FullBuffer.add": lambda tmp: memlib.FullBuffer("Be brief."),
-    "memlib.buffers.FullBuffer.extend": lambda tmp: memlib.FullBuffer("Be brief."),
+    "memlib.buffers.FullBuffer.add": lambda tmp: memlib.buffers.FullBuffer("Be brief."),
+    "memlib.buffers.FullBuffer.extend": lambda tmp: memlib.buffers.FullBuffer("Be brief."),
     "memlib.tokens.TokenCounter.message": lambda tmp: memlib.TokenCounter(),
 }
 METHOD_SAMPLES = {

@@ -320,3 +320,28 @@ def test_an_error_never_leaves_the_process_hanging_on_an_executor(mode, tmp_path
         proc.wait()
         proc.stderr.close()
     assert code == (None if mode == "plain" else 1)
+
+
+def test_bad_input_forget_user():
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
+
+    store = InMemoryStore()
+    store.put(("users", "ana", "facts"), "k", {"text": "kept"})
+    with pytest.raises(TypeError, match="store"):
+        forget_user(None, InMemorySaver(), "ana")
+    with pytest.raises(TypeError, match="user_id"):
+        forget_user(store, InMemorySaver(), 42)
+    with pytest.raises(ValueError, match="reserved"):
+        forget_user(store, InMemorySaver(), "users")
+    assert store.get(("users", "ana", "facts"), "k") is not None  # nothing half-done
+
+
+def test_bad_input_export_user():
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
+
+    with pytest.raises(TypeError, match="store"):
+        export_user("not a store", InMemorySaver(), "ana")
+    with pytest.raises(ValueError, match="user_id"):
+        export_user(InMemoryStore(), InMemorySaver(), "a/b")
