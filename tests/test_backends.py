@@ -44,12 +44,6 @@ class WordEmbeddings(Embeddings):
 INDEX = {"dims": WordEmbeddings.dims, "embed": WordEmbeddings(), "fields": ["text"]}
 
 
-@pytest.fixture(scope="session")
-def postgres_url(tmp_path_factory):
-    with local_postgres(tmp_path_factory.mktemp("pg-backends") / "data") as url:
-        yield url
-
-
 @pytest.fixture(params=["memory", "faiss", "sqlite", "postgres"])
 def url(request, tmp_path):
     if request.param == "postgres":

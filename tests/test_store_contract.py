@@ -7,8 +7,6 @@ vectors are still checked, and the bundled PostgreSQL's pgvector is what the doc
 import asyncio
 import os
 import random
-import shutil
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -19,20 +17,8 @@ from langgraph.store.base import PutOp
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 from test_backends import WordEmbeddings
 
-from memlib import aopen_store, local_postgres, open_store
+from memlib import aopen_store, open_store
 from memlib.backends import parse_url
-
-
-@pytest.fixture(scope="session")
-def postgres_url():
-    # not under pytest's basetemp: run as root, pgserver opens the path to its own user, and any
-    # pytest session starting meanwhile resets /tmp/pytest-of-root to 0700 (pg_ctl start failed)
-    directory = tempfile.mkdtemp(prefix="memlib-pg-contract-")
-    try:
-        with local_postgres(os.path.join(directory, "data")) as url:
-            yield url
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture(params=["memory", "faiss", "sqlite", "postgres"])

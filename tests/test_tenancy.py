@@ -11,7 +11,7 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.store.base import PutOp
 from langmem import ReflectionExecutor
 
-from memlib import local_postgres, open_checkpointer, open_store
+from memlib import open_checkpointer, open_store
 from memlib.checks import RESERVED_LABELS, check_user_id
 from memlib.rotation import prune_history
 from memlib.tenancy import (
@@ -24,12 +24,6 @@ from memlib.tenancy import (
 from memlib.writers import BlendedWriter
 
 BACKENDS = ["memory", "faiss", "sqlite", "postgres"]
-
-
-@pytest.fixture(scope="session")
-def postgres_url(tmp_path_factory):
-    with local_postgres(tmp_path_factory.mktemp("pg-tenancy") / "data") as url:
-        yield url
 
 
 @pytest.fixture(params=BACKENDS)

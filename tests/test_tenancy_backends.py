@@ -5,30 +5,16 @@ a batch of two puts with the same text works, and deleted text leaves no trace i
 
 import asyncio
 import os
-import shutil
-import tempfile
 
 import pytest
 from langgraph.store.base import PutOp, SearchOp
 from test_backends import INDEX
 
-from memlib import local_postgres, open_checkpointer, open_store
+from memlib import open_checkpointer, open_store
 from memlib.backends import parse_url, sqlite_scrub
 
 MARKER = "zq-marker-8841"
 VICTIM = ("users", "ana", "facts")
-
-
-@pytest.fixture(scope="session")
-def postgres_url():
-    # not under pytest's basetemp: run as root, pgserver opens the path to its own user, and any
-    # pytest session starting meanwhile resets /tmp/pytest-of-root to 0700 (pg_ctl start failed)
-    directory = tempfile.mkdtemp(prefix="memlib-pg-tenancy-")
-    try:
-        with local_postgres(os.path.join(directory, "data")) as url:
-            yield url
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture(params=["memory", "faiss", "sqlite", "postgres"])
