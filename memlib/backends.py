@@ -497,6 +497,12 @@ def _aiosqlite_connect(path: str, *, autocommit: bool = True):
     return aiosqlite.Connection(connect, 64)  # pysqlite3, see _sqlite_connect
 
 
+def sqlite_connections(*objects: Any) -> list:
+    """The SQLite connections among the objects' `.conn` (a store's, a saver's), to scrub."""
+    conns = [getattr(obj, "conn", None) for obj in objects]
+    return [c for c in conns if type(c).__module__.split(".")[0] in ("sqlite3", "pysqlite3")]
+
+
 def sqlite_scrub(conn: Any) -> None:
     """Move the write-ahead log into the database file and truncate it, so no deleted text survives.
 

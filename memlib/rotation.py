@@ -594,7 +594,7 @@ def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "k
     """Keep only the latest checkpoint of each thread (LangGraph's `prune` API, on every saver)."""
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from memlib.backends import sqlite_scrub
+    from memlib.backends import sqlite_connections, sqlite_scrub
 
     if isinstance(thread_ids, str) or not isinstance(thread_ids, Iterable):
         raise TypeError(f"thread_ids must be a list of thread ids, got {thread_ids!r}")
@@ -611,8 +611,7 @@ def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "k
         _prune_sqlite(saver, thread_ids)  # SqliteSaver: no prune upstream
     else:
         saver.prune(thread_ids, strategy="keep_latest")  # PostgresSaver has its own
-    conn = getattr(saver, "conn", None)
-    if type(conn).__module__.split(".")[0] in ("sqlite3", "pysqlite3"):
+    for conn in sqlite_connections(saver):
         sqlite_scrub(conn)  # the pruned rows' bytes: out of the write-ahead log too
 
 

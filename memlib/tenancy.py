@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from langchain_core.messages import messages_to_dict
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from memlib.backends import sqlite_scrub
+from memlib.backends import sqlite_connections, sqlite_scrub
 from memlib.checks import USER_LAYOUTS, check_checkpointer, check_store, check_user_id
 from memlib.rotation import prune_history
 
@@ -79,13 +79,6 @@ def user_threads(checkpointer, user_id: str) -> list[str]:
 
 
 # Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
-def _sqlite_connections(*objects) -> list:
-    """The SQLite connections among the objects' `.conn` (a store's, a saver's)."""
-    conns = [getattr(obj, "conn", None) for obj in objects]
-    return [c for c in conns if type(c).__module__.split(".")[0] in ("sqlite3", "pysqlite3")]
-
-
-# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
 def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), threads=()) -> dict:
     """Forget one user: pending writes, items, namespaces, threads and freed bytes. Idempotent."""
     uid = check_user_id(user_id)
@@ -113,7 +106,7 @@ def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), th
     #    set by memlib.backends) and here empties the write-ahead log that still holds them.
     if callable(getattr(store, "save", None)) and getattr(store, "path", None) is not None:
         store.save()
-    for conn in _sqlite_connections(store, getattr(checkpointer, "saver", checkpointer)):
+    for conn in sqlite_connections(store, getattr(checkpointer, "saver", checkpointer)):
         sqlite_scrub(conn)
     return {
         "user_id": uid,
