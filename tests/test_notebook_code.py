@@ -10,6 +10,8 @@
    docstrings included), so the notebook and memlib cannot drift apart (d2l's #@save pattern);
    byte for byte, under a uniform "# Saved from <notebook>, In [N]" comment, as `make sync`
    (scripts/sync_saved.py) writes it.
+3. A short front door: no cell carries more than 15 lines of imports, and no cell that is mostly
+   imports is longer than 15 lines; each import sits in the cell that first uses it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from memlib.testing import all_notebooks, load_expectations
 ROOT = Path(__file__).resolve().parent.parent
 
 SAVE_MARK = "# @save "
+MAX_IMPORT_LINES = 15
 
 
 def code_cells(notebook: Path) -> list[str]:
@@ -135,3 +138,36 @@ def test_memlib_holds_exactly_the_saved_cells_under_their_comment():
         if new != text:
             problems.append(f"{path.relative_to(ROOT)} differs from the notebooks' saved cells")
     assert not problems, "\n".join(problems) + "\nthe notebooks are the source: run `make sync`"
+
+
+def import_lines(src: str) -> tuple[int, int]:
+    """(lines taken by top-level import statements, non-blank lines) of one cell's code."""
+    tree = ast.parse(src)
+    imports = sum(
+        node.end_lineno - node.lineno + 1
+        for node in tree.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    )
+    return imports, sum(1 for line in src.splitlines() if line.strip())
+
+
+def long_import_cells(notebook: Path) -> list[str]:
+    """Each cell of `notebook` with over MAX_IMPORT_LINES lines of imports, or mostly imports and
+    over MAX_IMPORT_LINES lines, named by its In [N]."""
+    found = []
+    for number, src in enumerate(code_cells(notebook), start=1):
+        imports, total = import_lines(src)
+        mostly = 2 * imports > total
+        if imports > MAX_IMPORT_LINES or (mostly and total > MAX_IMPORT_LINES):
+            found.append(
+                f"{notebook.name}, In [{number}]: {imports} of its {total} lines are imports "
+                f"(at most {MAX_IMPORT_LINES}: import each name in the cell that first uses it, "
+                "or a memlib layer module instead of a list of its names)"
+            )
+    return found
+
+
+@pytest.mark.parametrize("notebook", all_notebooks(), ids=lambda p: p.stem)
+def test_no_long_import_cell(notebook: Path):
+    problems = long_import_cells(notebook)
+    assert not problems, "\n".join(problems)
