@@ -22,9 +22,8 @@ import warnings
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import jupyter_browser as browser
 import pytest
-
-from memlib import browser
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "build" / "book"

@@ -10,9 +10,9 @@ import contextlib
 import json
 import shutil
 
+import jupyter_browser as browser
 import pytest
 
-from memlib import browser
 from memlib.testing import BUILD, KERNEL, ensure_kernel
 
 pytestmark = pytest.mark.skipif(browser.missing() is not None, reason=str(browser.missing()))

@@ -79,10 +79,6 @@ SKIP_CALLABLES = {
     "memlib.eval.harness.EvalRun": "a record evaluate() returns",
     "memlib.models.Backend": "a record describe_backend() returns",
     # heavy setup: a browser, a server, a database cluster or a notebook run
-    "memlib.browser.jupyterlab": "starts a JupyterLab server",
-    "memlib.browser.run_all_cells": "needs a live playwright page",
-    "memlib.browser.dismiss_dialogs": "needs a live playwright page",
-    "memlib.browser.kernel_idle": "needs a live playwright page",
     "memlib.backends.local_postgres": "starts a PostgreSQL cluster",
     "memlib.testing.execute": "executes a notebook in a fresh kernel",
     "memlib.testing.run_notebooks": "executes notebooks in fresh kernels",

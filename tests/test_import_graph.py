@@ -29,8 +29,8 @@ LAYERS = (
     "agent",  # composes the layers; the caller passes the model, store and checkpointer
 )
 # What the layers stand on: argument checks, data files, token counting, the MiniLM embeddings,
-# the backend switch that picks a model (models) and the notebook runner (testing, browser).
-PLUMBING = ("checks", "fixtures", "tokens", "embeddings", "models", "testing", "browser")
+# the backend switch that picks a model (models) and the notebook runner (testing).
+PLUMBING = ("checks", "fixtures", "tokens", "embeddings", "models", "testing")
 # Above the layers: the package's lazy exports, the command line, the notebook widgets and the
 # evaluation harness, which may choose a default model through memlib.models.
 TOP = (

@@ -3,7 +3,7 @@
 `jupyterlab(root)` starts a JupyterLab server on a free local port (token auth, no browser, news
 and update checks off) and stops it afterwards; `chromium()` returns the path of a Chromium build
 Playwright can drive, or None. `run_all_cells(page)` runs a notebook open in the page and waits
-until the kernel is idle. Only tests and `make` targets use this module; it needs the `dev` extra
+until the kernel is idle. A test helper, not part of memlib (tests import it as `jupyter_browser`); it needs the `dev` extra
 (playwright) and a Chromium from the system's packages (Debian: `apt-get install chromium`).
 
 Leaves out: downloading browsers (Playwright's own download cannot work offline).
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import runpy
 import secrets
 import shutil
 import socket
@@ -51,23 +52,6 @@ def missing() -> str | None:
     return None
 
 
-LAB_OVERRIDES = {
-    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}
-}
-
-
-def write_lab_overrides() -> Path:
-    """JupyterLab overrides in this environment: no news feed, no update check (offline first)."""
-    import json
-
-    path = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    current.update(LAB_OVERRIDES)
-    path.write_text(json.dumps(current, indent=2) + "\n", encoding="utf-8")
-    return path
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -82,7 +66,8 @@ def jupyterlab(root: str | os.PathLike, timeout: float = 60.0):
         raise ValueError(f"root must be a directory, got {str(root)!r}")
     port, token = free_port(), secrets.token_hex(16)
     workspaces = Path(tempfile.mkdtemp(prefix="memlib-lab-workspaces-"))
-    write_lab_overrides()
+    # no news feed, no update check: the same overrides `make lab` writes
+    runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "lab_settings.py"))
     cmd = [
         sys.executable,
         "-m",
