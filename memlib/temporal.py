@@ -242,10 +242,18 @@ def timeline(store, namespace: tuple, predicate: str, about: str = "user") -> li
     return sorted(items, key=lambda i: (i.value["valid_from"], i.value["recorded_at"]))
 
 
+STOP = set(
+    "a an and are as at be by did do does for from had has have how i i'm in is it me my of on or"
+    " that the this to was we were what when where which who why will with you your".split()
+)
+
+
 def terms(text: str) -> list[str]:
-    """Lower-case words with a light suffix strip ("lived", "lives", "live" -> "liv")."""
+    """Lower-case words but common English ones, lightly stemmed ("lived", "lives" -> "liv")."""
     out = []
-    for w in re.findall(r"[a-z0-9]+", text.lower()):
+    for w in re.findall(r"[a-z0-9']+", text.lower()):
+        if w in STOP:
+            continue
         for suffix in ("ing", "ed", "es", "s", "e"):
             if w.endswith(suffix) and len(w) - len(suffix) >= 3:
                 w = w[: -len(suffix)]
@@ -307,50 +315,55 @@ def _fuse(rankings: list[list], limit: int) -> list[SearchItem]:
     ]
 
 
-def _ranked(
-    store, prefix: tuple, query: str, filter: dict | None, limit: int
-) -> tuple[list, list, list]:
-    """(pool, lexical ranking, semantic ranking) of the items passing the filter."""
-    pool = _every(store, prefix, filter)
-    lexical = bm25(store, pool, query)
-    semantic = []
-    if getattr(store, "index_config", None):
-        semantic = store.search(prefix, query=query, filter=filter, limit=max(3 * limit, 30))
-    return pool, lexical, semantic
+def _ranked(store, prefix: tuple, query: str, filter: dict | None, limit: int) -> tuple[list, list]:
+    """(pool, rankings): the items passing the filter, and a BM25 and a semantic ranking of them
+    for each part of the query ("What is my name and where do I work?" has two)."""
+    pool, rankings = _every(store, prefix, filter), []
+    parts = re.split(r",? and (?=(?:what|where|who|when|which|how)\b)", query, flags=re.I)
+    for part in parts:
+        rankings.append(bm25(store, pool, part))
+        if getattr(store, "index_config", None):
+            rankings.append(
+                store.search(prefix, query=part, filter=filter, limit=max(3 * limit, 30))
+            )
+    return pool, rankings
 
 
-def time_window(store, prefix: tuple, query: str, today: int) -> tuple[int, int, int | None] | None:
-    """The window (start, end, anchor day or None) a query's own time words name: a date ("in
-    January", "since March") or an event the store holds ("before I moved to X"); else None."""
+def time_window(store, prefix: tuple, query: str, today: int) -> dict | None:
+    """The window {start, end, anchor, event} a query's own time words name: a date ("in
+    January", "since March") or an event the store holds ("before I moved to X", whose fact is
+    `event` and its day `anchor`); None when the query names no time."""
     m = re.search(r"\b(before|after|since|until)\s+([^?.!,;]+)", query, re.I)
     if m is None:
         found = resolve_when(query, today)
-        return (found["start"], found["end"], None) if found else None
-    word, clause = m[1].lower(), m[2]
+        return found and {
+            "start": found["start"],
+            "end": found["end"],
+            "anchor": None,
+            "event": None,
+        }
+    word, clause, event = m[1].lower(), m[2], None
     found = resolve_when(clause, today)
     if found:
         point = found["end"] if word == "after" else found["start"]
-    else:  # an event: the day the fact that best matches the clause became true
-        pool, lexical, semantic = _ranked(store, prefix, clause, None, 1)
-        event = _fuse([lexical, semantic], 1)
-        if not event or "valid_from" not in event[0].value:
+    else:  # an event: the day the item that best matches the clause became true
+        best = _fuse(_ranked(store, prefix, clause, None, 1)[1], 1)
+        if not best or "valid_from" not in best[0].value:
             return None
-        point = event[0].value["valid_from"]
-    return (EVER, point, point) if word in ("before", "until") else (point, OPEN, point)
+        event, point = best[0], best[0].value["valid_from"]
+    # days are the unit: "before" keeps the anchor's own day, whose order within it is unknown
+    next_day = day_number(as_date(point) + timedelta(days=1))
+    start, end = (EVER, next_day) if word in ("before", "until") else (point, OPEN)
+    return {"start": start, "end": end, "anchor": point, "event": event}
 
 
-def _by_time(pool: list, start: int, end: int, anchor: int) -> list:
-    """The pool ordered by closeness to the anchor: the last values before it, the first after."""
-
-    def distance(item):
-        v = item.value
-        if end == anchor:  # before: how long before the anchor the item stopped (or started)
-            edge = (min(v["valid_to"], end), v["valid_from"])
-        else:
-            edge = (max(v["valid_from"], start), v["valid_from"])
-        return tuple(abs((as_date(max(e, EVER)) - as_date(anchor)).days) for e in edge)
-
-    return sorted(pool, key=distance)
+def _by_time(pool: list, start: int, end: int, anchor: int, **_) -> list:
+    """The values that changed nearest the anchor: before it, those that ended last (open ones
+    never ended); after it, those that began first."""
+    if start == EVER:
+        ended = [i for i in pool if i.value["valid_to"] <= end]
+        return sorted(ended, key=lambda i: -i.value["valid_to"])
+    return sorted(pool, key=lambda i: i.value["valid_from"])
 
 
 def _merged(filter: dict | None, window: dict) -> dict:
@@ -379,14 +392,21 @@ def hybrid_search(
     today = day_number(as_of if as_of is not None else date.today())
     window = time_window(store, prefix, query, today)
     if window is None and as_of is not None:
-        window = (today, day_number(as_date(today) + timedelta(days=1)), None)
+        window = {"start": today, "end": day_number(as_date(today) + timedelta(days=1))}
     if window is not None:
-        filter = _merged(filter, valid_filter(window[0], window[1]))
-    pool, lexical, semantic = _ranked(store, prefix, query, filter, limit)
-    rankings = [lexical, semantic]
-    if window is not None and window[2] is not None:
-        rankings.append(_by_time(pool, *window))
-    return _fuse(rankings, limit)
+        filter = _merged(filter, valid_filter(window["start"], window["end"]))
+    pool, rankings = _ranked(store, prefix, query, filter, limit)
+    if window is not None and window.get("anchor") is not None:
+        rankings.append(_by_time(pool, **window))
+    event = window.get("event") if window else None
+    if event is None:
+        return _fuse(rankings, limit)
+    rest = [
+        i
+        for i in _fuse(rankings, limit + 1)
+        if i.key != event.key or i.namespace != event.namespace
+    ]
+    return [event, *rest][:limit]  # first the event the question is relative to
 
 
 class DatedFact(BaseModel):
@@ -421,9 +441,10 @@ def propose_facts(model, text: str) -> list[DatedFact]:
 
 
 def dated_lines(items: list) -> str:
-    """Fact items as prompt lines with their validity: "- User lives in X. (2025-01-10 to 2025-03-03)"."""
+    """Fact items as prompt lines with their validity, oldest first (a timeline):
+    "- User lives in X. (2025-01-10 to 2025-03-03)"."""
     lines = []
-    for item in items:
+    for item in sorted(items, key=lambda i: (i.value["valid_from"], i.value["recorded_at"])):
         v = item.value
         end = "now" if v["valid_to"] == OPEN else as_date(v["valid_to"]).isoformat()
         lines.append(
