@@ -1,18 +1,14 @@
-"""Memory over time: facts that carry when they were true and when the agent knew them (12).
+"""Memory over time (notebook 12): facts with the time they were true and the time they were known.
 
-A fact item is a LangGraph store value `{"kind": "Fact", "content": {content, subject, predicate,
-object}, "slot", "valid_from", "valid_to", "recorded_at", "retired_at", "when", "said_on"}`:
-world time (`valid_from` / `valid_to`: when it was true) and agent time (`recorded_at` /
-`retired_at`: when it was learnt, when a newer fact superseded it), as day numbers YYYYMMDD
-(`OPEN` = still so) that compare alike as numbers and as text, so every store's `$lt` / `$gt`
-filters work on them. `remember` places a fact in its slot's timeline and closes the fact it
-supersedes; nothing is deleted. `resolve_when` turns "last week", "at the start of March", "in two
-weeks" said on a known day into a window; `time_window` reads a query's own time words ("in
-January", "before I moved to X"); `hybrid_search` fuses BM25 and the store's semantic search by
-reciprocal rank inside that window.
+A fact item is `{"kind": "Fact", "content": {content, subject, predicate, object}, "slot", "about",
+"valid_from", "valid_to", "recorded_at", "retired_at", "when", "said_on"}`: world time (when it was
+true) and agent time (when it was learnt, when a newer value superseded it) as day numbers YYYYMMDD
+(`OPEN`: still so), which every store's `$lt` / `$gt` filters compare alike. `remember` closes the
+value a new fact supersedes and deletes nothing; `resolve_when` resolves "last week" said on a day;
+`hybrid_search` fuses BM25 and semantic search by reciprocal rank in the question's time window.
 
-Leaves out: corrections (a fact that was never true), time zones and times of day (days only), and
-the model call that proposes facts (notebook 12 makes it).
+Leaves out: corrections (a fact never true), times of day and time zones, and stores whose
+namespace mixes fact items with items without `valid_from` (InMemoryStore raises on those).
 """
 
 from __future__ import annotations
@@ -32,16 +28,13 @@ from pydantic import BaseModel, Field
 
 from memlib.checks import check_chat_model, check_int, check_namespace, check_store, check_str
 
-OPEN, EVER = 99991231, 10000101  # day numbers for "still so" and "since forever"
-MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
-MONTHS |= {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
-NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-NUMBERS |= {"seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3}
-WEEKDAYS = [d.lower() for d in calendar.day_name]
-PARTS = {"start": (1, 10), "beginning": (1, 10), "early": (1, 10), "middle": (11, 20)}
-PARTS |= {"mid": (11, 20), "end": (21, 31), "late": (21, 31)}
+# Saved from notebooks/12_memory_over_time.ipynb, In [4]: edit it there, then `make sync`.
+OPEN = 99991231  # the day number of "still true", "still held"
+# Saved from notebooks/12_memory_over_time.ipynb, In [4]: edit it there, then `make sync`.
+EVER = 10000101  # and of "since forever"
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [4]: edit it there, then `make sync`.
 def day_number(day: date | datetime | str | int) -> int:
     """A date (or ISO string, or day number) as the day number YYYYMMDD."""
     if isinstance(day, int) and not isinstance(day, bool):
@@ -55,87 +48,90 @@ def day_number(day: date | datetime | str | int) -> int:
         except ValueError:
             raise ValueError(f"expected an ISO date such as '2025-03-02', got {day!r}") from None
     if not isinstance(day, date):
-        raise TypeError(
-            f"expected a date, datetime or ISO string, got {type(day).__name__}: {day!r}"
-        )
+        raise TypeError(f"expected a date, ISO string or day number, got {day!r:.80}")
     return day.year * 10000 + day.month * 100 + day.day
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [4]: edit it there, then `make sync`.
 def as_date(number: int) -> date:
     """A day number YYYYMMDD back as a date."""
     return date(number // 10000, number // 100 % 100, number % 100)
 
 
-def _add_months(day: date, n: int) -> date:
-    y, m = divmod(day.month - 1 + n, 12)
-    year, month = day.year + y, m + 1
-    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
-
-
+# Saved from notebooks/12_memory_over_time.ipynb, In [6]: edit it there, then `make sync`.
 def _shift(day: date, n: int, unit: str) -> date:
-    if unit == "day":
-        return day + timedelta(days=n)
-    if unit == "week":
-        return day + timedelta(weeks=n)
-    return _add_months(day, n * (12 if unit == "year" else 1))
+    if unit in ("day", "week"):
+        return day + timedelta(days=n * (7 if unit == "week" else 1))
+    y, m = divmod(day.month - 1 + n * (12 if unit == "year" else 1), 12)
+    return date(day.year + y, m + 1, min(day.day, calendar.monthrange(day.year + y, m + 1)[1]))
 
 
-def _month_window(month: int, year: int | None, part: str | None, said: date) -> tuple[date, date]:
-    if year is None:  # the latest such month not after the day it was said
-        year = said.year if month <= said.month else said.year - 1
-    last = calendar.monthrange(year, month)[1]
-    first, end = PARTS.get(part, (1, last))
-    return date(year, month, first), date(year, month, min(end, last)) + timedelta(days=1)
-
-
-_NUM = r"\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few"
-_UNIT = r"day|week|month|year"
-_MON = "|".join(sorted(MONTHS, key=len, reverse=True))
+# Saved from notebooks/12_memory_over_time.ipynb, In [6]: edit it there, then `make sync`.
+MONTHS = {
+    m.lower(): i
+    for names in (calendar.month_name, calendar.month_abbr)
+    for i, m in enumerate(names)
+    if m
+}
+# Saved from notebooks/12_memory_over_time.ipynb, In [6]: edit it there, then `make sync`.
+NUMBERS = {"a": 1, "an": 1} | {
+    w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())
+}
+# Saved from notebooks/12_memory_over_time.ipynb, In [6]: edit it there, then `make sync`.
+WEEKDAYS = [d.lower() for d in calendar.day_name]
+# Saved from notebooks/12_memory_over_time.ipynb, In [6]: edit it there, then `make sync`.
+PARTS = (
+    dict.fromkeys(("start", "beginning", "early"), (1, 10))
+    | dict.fromkeys(("mid", "middle"), (11, 20))
+    | dict.fromkeys(("end", "late"), (21, 31))
+)
+# Saved from notebooks/12_memory_over_time.ipynb, In [6]: edit it there, then `make sync`.
 WHEN = re.compile(
-    rf"\b(?:(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})"
-    rf"|(?:(?:at |in )?(?:the )?(?P<part>start|beginning|early|middle|mid|end|late)(?:(?: of)? |-))?"
-    rf"(?P<month>{_MON})\.?(?: (?P<mday>\d{{1,2}})(?:st|nd|rd|th)?\b)?(?:,? (?P<year>\d{{4}}))?"
+    r"\b(?:(?P<iso>\d{4}-\d{2}-\d{2})"
+    rf"|(?:(?:at |in )?(?:the )?(?P<part>{'|'.join(PARTS)})(?:(?: of)? |-))?"
+    rf"(?P<month>{'|'.join(sorted(MONTHS, key=len, reverse=True))})\.?"
+    r"(?: (?P<mday>\d{1,2})(?:st|nd|rd|th)?\b)?(?:,? (?P<year>\d{4}))?"
     rf"|(?P<rel>last|this|next) (?P<runit>week|month|year|{'|'.join(WEEKDAYS)})"
-    rf"|(?P<back>{_NUM}) (?P<bunit>{_UNIT})s? ago|in (?P<ahead>{_NUM}) (?P<aunit>{_UNIT})s?"
+    rf"|(?P<back>\d+|{'|'.join(NUMBERS)}) (?P<bunit>day|week|month|year)s? ago"
+    rf"|in (?P<ahead>\d+|{'|'.join(NUMBERS)}) (?P<aunit>day|week|month|year)s?"
     r"|(?P<word>yesterday|today|tomorrow|tonight))\b",
     re.I,
 )
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [6]: edit it there, then `make sync`.
 def _window(m: re.Match, said: date) -> tuple[date, date]:
+    """The days [start, end) a WHEN match names, said on `said`."""
     g = {k: (v.lower() if isinstance(v, str) else v) for k, v in m.groupdict().items()}
+    day = timedelta(days=1)
     if g["iso"]:
-        start = date.fromisoformat(g["iso"])
-        return start, start + timedelta(days=1)
+        return date.fromisoformat(g["iso"]), date.fromisoformat(g["iso"]) + day
     if g["month"]:
-        year = int(g["year"]) if g["year"] else None
-        window = _month_window(MONTHS[g["month"]], year, g["part"], said)
-        if g["mday"]:
-            start = window[0].replace(day=int(g["mday"]))
-            return start, start + timedelta(days=1)
-        return window
+        month = MONTHS[g["month"]]  # a month without a year: the latest one not after `said`
+        year = int(g["year"]) if g["year"] else said.year - (month > said.month)
+        last = calendar.monthrange(year, month)[1]
+        first, end = (int(g["mday"]),) * 2 if g["mday"] else PARTS.get(g["part"], (1, last))
+        return date(year, month, first), date(year, month, min(end, last)) + day
     if g["word"]:
-        start = said + timedelta(days={"yesterday": -1, "tomorrow": 1}.get(g["word"], 0))
-        return start, start + timedelta(days=1)
+        start = said + day * {"yesterday": -1, "tomorrow": 1}.get(g["word"], 0)
+        return start, start + day
     if g["rel"]:
-        step = {"last": -1, "this": 0, "next": 1}[g["rel"]]
-        if g["runit"] in WEEKDAYS:
-            ahead = (WEEKDAYS.index(g["runit"]) - said.weekday()) % 7
-            start = said + timedelta(days=ahead + 7 * min(step, 0))
-            return start, start + timedelta(days=1)
-        unit = g["runit"]
+        step, unit = {"last": -1, "this": 0, "next": 1}[g["rel"]], g["runit"]
+        if unit in WEEKDAYS:
+            start = said + day * ((WEEKDAYS.index(unit) - said.weekday()) % 7 + 7 * min(step, 0))
+            return start, start + day
         if unit == "week":
-            start = said - timedelta(days=said.weekday())
+            start = said - day * said.weekday()
         else:
             start = said.replace(day=1, month=1 if unit == "year" else said.month)
-        start = _shift(start, step, unit)
-        return start, _shift(start, 1, unit)
+        return _shift(start, step, unit), _shift(start, step + 1, unit)
     count, unit = (g["back"], g["bunit"]) if g["back"] else (g["ahead"], g["aunit"])
     n = int(count) if count.isdigit() else NUMBERS[count]
     start = _shift(said, -n if g["back"] else n, unit)
-    return start, start + timedelta(days=1)
+    return start, start + day
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [6]: edit it there, then `make sync`.
 def resolve_when(text: str, said_on: date | datetime | str) -> dict | None:
     """The first time expression in text, resolved against the day it was said:
     {"words", "start", "end"} as day numbers (end excluded), or None when text names no time."""
@@ -154,10 +150,38 @@ def resolve_when(text: str, said_on: date | datetime | str) -> dict | None:
     return {"words": m.group(0), "start": day_number(start), "end": day_number(end)}
 
 
-def _field(fact: Any, name: str) -> Any:
-    return fact.get(name) if isinstance(fact, dict) else getattr(fact, name, None)
+# Saved from notebooks/12_memory_over_time.ipynb, In [8]: edit it there, then `make sync`.
+class DatedFact(BaseModel):
+    """A fact the model proposes, with the user's own words for when it became true."""
+
+    content: str = Field(description="The fact as one short sentence, e.g. 'User works at Acme.'")
+    subject: str = Field(description="Who or what the fact is about, usually the user")
+    predicate: str = Field(description="The relation, e.g. 'works at', 'lives in'")
+    object: str = Field(description="The value")
+    when: str | None = Field(
+        None, description="When it became true, in the user's words ('last week'), if they said"
+    )
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [8]: edit it there, then `make sync`.
+class DatedFacts(BaseModel):
+    """Every fact a message states about the user."""
+
+    facts: list[DatedFact] = Field(description="The facts the user stated about themselves")
+
+
+# Saved from notebooks/12_memory_over_time.ipynb, In [8]: edit it there, then `make sync`.
+def propose_facts(model, text: str) -> list[DatedFact]:
+    """The facts a model reads in one user message (the model proposes; `remember` decides)."""
+    check_chat_model(model)
+    system = "Extract the facts the user states about themselves, with when each became true."
+    reply = model.with_structured_output(DatedFacts).invoke(
+        [SystemMessage(system), HumanMessage(check_str(text, "text"))]
+    )
+    return list(reply.facts)
+
+
+# Saved from notebooks/12_memory_over_time.ipynb, In [9]: edit it there, then `make sync`.
 def _about(store, namespace: tuple, subject: str) -> str:
     """ "user" when the subject is the user (by a pronoun or a name the user's facts hold)."""
     if subject.lower() in ("user", "the user", "i", "me", "you", "myself"):
@@ -167,29 +191,21 @@ def _about(store, namespace: tuple, subject: str) -> str:
     return "user" if subject.lower() in names else subject.lower()
 
 
-def _check_fact(fact: Any) -> dict:
-    if not isinstance(fact, dict) and not hasattr(fact, "model_dump"):
-        raise TypeError(
-            f"fact must be a dict or a pydantic model, got {type(fact).__name__}: {fact!r:.80}"
-        )
-    fields = {f: _field(fact, f) for f in ("content", "subject", "predicate", "object")}
-    for name, text in fields.items():
-        check_str(text, f"fact[{name!r}]")
-    when = _field(fact, "when")
-    if when is not None:
-        check_str(when, "fact['when']", allow_empty=True)
-    return {"content": fields, "when": when or None}
-
-
-def fact_item(
-    store, namespace: tuple, fact: Any, said_on: date | datetime | str, source: str = ""
-) -> dict:
-    """A store value for a proposed fact: its slot, and valid from the time its words name
-    (its `when`, else the time words of the source sentence), else from the day it was said."""
-    checked, said = _check_fact(fact), day_number(said_on)
-    check_str(source, "source", allow_empty=True)
-    c = checked["content"]
-    resolved = resolve_when(checked["when"] or "", said) or resolve_when(source, said)
+# Saved from notebooks/12_memory_over_time.ipynb, In [9]: edit it there, then `make sync`.
+def fact_item(store, namespace: tuple, fact: Any, said_on, source: str = "") -> dict:
+    """The store value of a proposed fact: its slot, valid from the time its words name (its
+    `when`, else the source sentence's time words), else from the day it was said."""
+    if not isinstance(fact, dict | BaseModel):
+        raise TypeError(f"fact must be a dict or a pydantic model, got {fact!r:.80}")
+    get = fact.get if isinstance(fact, dict) else lambda name: getattr(fact, name, None)
+    c = {
+        f: check_str(get(f), f"fact[{f!r}]") for f in ("content", "subject", "predicate", "object")
+    }
+    when = check_str(get("when") or "", "fact['when']", allow_empty=True)
+    said = day_number(said_on)
+    resolved = resolve_when(when, said) or resolve_when(
+        check_str(source, "source", allow_empty=True), said
+    )
     about = _about(store, namespace, c["subject"])
     return {
         "kind": "Fact",
@@ -205,8 +221,9 @@ def fact_item(
     }
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [9]: edit it there, then `make sync`.
 def remember(store, namespace: tuple, fact: Any, *, said_on, source: str = "") -> str:
-    """Write a fact into its slot's timeline; the fact it supersedes is closed, never deleted.
+    """Write a fact into its slot's timeline; the value it supersedes is closed, never deleted.
     Returns the fact's key (the existing one when the same value already holds then)."""
     check_store(store)
     namespace = check_namespace(namespace)
@@ -216,11 +233,12 @@ def remember(store, namespace: tuple, fact: Any, *, said_on, source: str = "") -
     holding = [i for i in same if i.value["valid_from"] <= start < i.value["valid_to"]]
     if any(i.value["content"]["object"].lower() == obj for i in holding):
         return holding[0].key  # already known to hold then: nothing to write
-    later = [i.value["valid_from"] for i in same if i.value["valid_from"] > start]
-    value["valid_to"] = min(later, default=OPEN)
+    value["valid_to"] = min(
+        [i.value["valid_from"] for i in same if i.value["valid_from"] > start], default=OPEN
+    )
     key = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{namespace}|{value['slot']}|{obj}|{start}"))
     ops = [PutOp(namespace, key, value)]
-    for old in holding:  # the code decides: the old value stops where the new one starts
+    for old in holding:  # code decides: the old value stops where the new one starts
         closed = {**old.value, "valid_to": start}
         if old.value["valid_to"] == OPEN:
             closed["retired_at"] = value["recorded_at"]
@@ -229,98 +247,108 @@ def remember(store, namespace: tuple, fact: Any, *, said_on, source: str = "") -
     return key
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [13]: edit it there, then `make sync`.
 def valid_filter(start: int, end: int) -> dict:
-    """A store filter for facts valid at some day in [start, end) (day numbers)."""
+    """A store filter for items valid on some day in [start, end) (day numbers)."""
     return {"valid_from": {"$lt": end}, "valid_to": {"$gt": start}}
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [13]: edit it there, then `make sync`.
 def timeline(store, namespace: tuple, predicate: str, about: str = "user") -> list:
     """Every value a slot has held, oldest first: "where have I lived?"."""
     check_store(store)
-    slot = f"{check_str(about, 'about').lower()}|{' '.join(check_str(predicate, 'predicate').lower().split())}"
+    predicate = " ".join(check_str(predicate, "predicate").lower().split())
+    slot = f"{check_str(about, 'about').lower()}|{predicate}"
     items = store.search(check_namespace(namespace), filter={"slot": slot}, limit=1000)
     return sorted(items, key=lambda i: (i.value["valid_from"], i.value["recorded_at"]))
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [13]: edit it there, then `make sync`.
+def dated_lines(items: list) -> str:
+    """Fact items as prompt lines with their validity, oldest first (a timeline)."""
+    lines = []
+    for item in sorted(items, key=lambda i: (i.value["valid_from"], i.value["recorded_at"])):
+        v = item.value
+        end = "now" if v["valid_to"] == OPEN else as_date(v["valid_to"]).isoformat()
+        lines.append(
+            f"- {v['content']['content']} ({as_date(v['valid_from']).isoformat()} to {end})"
+        )
+    return "\n".join(lines)
+
+
+# Saved from notebooks/12_memory_over_time.ipynb, In [18]: edit it there, then `make sync`.
 STOP = set(
     "a an and are as at be by did do does for from had has have how i i'm in is it me my of on or"
     " that the this to was we were what when where which who why will with you your".split()
 )
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [18]: edit it there, then `make sync`.
 def terms(text: str) -> list[str]:
     """Lower-case words but common English ones, lightly stemmed ("lived", "lives" -> "liv")."""
     out = []
     for w in re.findall(r"[a-z0-9']+", text.lower()):
-        if w in STOP:
-            continue
-        for suffix in ("ing", "ed", "es", "s", "e"):
-            if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-                w = w[: -len(suffix)]
-                break
-        out.append(w)
+        if w not in STOP:
+            suffix = next((s for s in ("ing", "ed", "es", "s", "e") if w.endswith(s)), "")
+            out.append(w[: -len(suffix)] if suffix and len(w) - len(suffix) >= 3 else w)
     return out
 
 
-def _texts(store, value: dict) -> str:
-    config = getattr(store, "index_config", None) or {}
-    paths = config.get("fields") or ["$"]
-    return " ".join(t for p in paths for t in get_text_at_path(value, tokenize_path(p)))
-
-
+# Saved from notebooks/12_memory_over_time.ipynb, In [18]: edit it there, then `make sync`.
 def bm25(store, items: list, query: str, k1: float = 1.2, b: float = 0.75) -> list:
-    """The items sharing a word with the query, best BM25 score first, over the indexed fields."""
-    docs = [Counter(terms(_texts(store, i.value))) for i in items]
-    average = sum(sum(d.values()) for d in docs) / max(len(docs), 1)
+    """The items sharing a word with the query, best BM25 score first, over the store's indexed
+    fields (the whole value when it has no index)."""
+    paths = [
+        tokenize_path(p)
+        for p in ((getattr(store, "index_config", None) or {}).get("fields") or ["$"])
+    ]
+    docs = [
+        Counter(terms(" ".join(t for p in paths for t in get_text_at_path(i.value, p))))
+        for i in items
+    ]
+    average = max(sum(sum(d.values()) for d in docs) / max(len(docs), 1), 1)
     df = Counter(t for d in docs for t in d)
     scored = []
     for item, d in zip(items, docs, strict=True):
-        length, score = sum(d.values()), 0.0
-        for t in set(terms(query)) & set(d):
-            idf = math.log(1 + (len(docs) - df[t] + 0.5) / (df[t] + 0.5))
-            score += idf * d[t] * (k1 + 1) / (d[t] + k1 * (1 - b + b * length / max(average, 1)))
+        norm = k1 * (1 - b + b * sum(d.values()) / average)
+        score = sum(
+            math.log(1 + (len(docs) - df[t] + 0.5) / (df[t] + 0.5))
+            * d[t]
+            * (k1 + 1)
+            / (d[t] + norm)
+            for t in set(terms(query)) & set(d)
+        )
         if score > 0:
             scored.append((score, item))
     return [i for _, i in sorted(scored, key=lambda p: -p[0])]
 
 
-def _every(store, prefix: tuple, filter: dict | None) -> list:
-    items, page = [], 1000
-    while True:
-        got = store.search(prefix, filter=filter, limit=page, offset=len(items))
-        items += got
-        if len(got) < page:
-            return items
-
-
+# Saved from notebooks/12_memory_over_time.ipynb, In [19]: edit it there, then `make sync`.
 def _fuse(rankings: list[list], limit: int) -> list[SearchItem]:
     """Reciprocal rank fusion: sum of 1 / (60 + rank) over the rankings an item is in."""
     scores, first = Counter(), {}
     for ranking in rankings:
-        for rank, item in enumerate(ranking):
-            ident = (tuple(item.namespace), item.key)
-            scores[ident] += 1 / (60 + rank + 1)
-            first.setdefault(ident, item)
+        for rank, item in enumerate(ranking, 1):
+            scores[tuple(item.namespace), item.key] += 1 / (60 + rank)
+            first.setdefault((tuple(item.namespace), item.key), item)
     best = sorted(scores, key=lambda i: -scores[i])[:limit]
-    return [
-        SearchItem(
-            first[i].namespace,
-            first[i].key,
-            first[i].value,
-            first[i].created_at,
-            first[i].updated_at,
-            score=round(scores[i], 6),
-        )
-        for i in best
-    ]
+    return [SearchItem(*_parts(first[i]), score=round(scores[i], 6)) for i in best]
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [19]: edit it there, then `make sync`.
+def _parts(item) -> tuple:
+    return item.namespace, item.key, item.value, item.created_at, item.updated_at
+
+
+# Saved from notebooks/12_memory_over_time.ipynb, In [19]: edit it there, then `make sync`.
 def _ranked(store, prefix: tuple, query: str, filter: dict | None, limit: int) -> tuple[list, list]:
-    """(pool, rankings): the items passing the filter, and a BM25 and a semantic ranking of them
+    """(pool, rankings): every item passing the filter, and a BM25 and a semantic ranking of them
     for each part of the query ("What is my name and where do I work?" has two)."""
-    pool, rankings = _every(store, prefix, filter), []
-    parts = re.split(r",? and (?=(?:what|where|who|when|which|how)\b)", query, flags=re.I)
-    for part in parts:
+    pool = []
+    while len(page := store.search(prefix, filter=filter, limit=1000, offset=len(pool))) == 1000:
+        pool += page
+    pool, rankings = pool + page, []
+    for part in re.split(r",? and (?=(?:what|where|who|when|which|how)\b)", query, flags=re.I):
         rankings.append(bm25(store, pool, part))
         if getattr(store, "index_config", None):
             rankings.append(
@@ -329,6 +357,7 @@ def _ranked(store, prefix: tuple, query: str, filter: dict | None, limit: int) -
     return pool, rankings
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [19]: edit it there, then `make sync`.
 def time_window(store, prefix: tuple, query: str, today: int) -> dict | None:
     """The window {start, end, anchor, event} a query's own time words name: a date ("in
     January", "since March") or an event the store holds ("before I moved to X", whose fact is
@@ -357,6 +386,7 @@ def time_window(store, prefix: tuple, query: str, today: int) -> dict | None:
     return {"start": start, "end": end, "anchor": point, "event": event}
 
 
+# Saved from notebooks/12_memory_over_time.ipynb, In [19]: edit it there, then `make sync`.
 def _by_time(pool: list, start: int, end: int, anchor: int, **_) -> list:
     """The values that changed nearest the anchor: before it, those that ended last (open ones
     never ended); after it, those that began first."""
@@ -366,15 +396,7 @@ def _by_time(pool: list, start: int, end: int, anchor: int, **_) -> list:
     return sorted(pool, key=lambda i: i.value["valid_from"])
 
 
-def _merged(filter: dict | None, window: dict) -> dict:
-    out = dict(filter or {})
-    for key, ops in window.items():
-        if key in out and not isinstance(out[key], dict):
-            raise ValueError(f"filter[{key!r}] = {out[key]!r} conflicts with the time window {ops}")
-        out[key] = {**out.get(key, {}), **ops}
-    return out
-
-
+# Saved from notebooks/12_memory_over_time.ipynb, In [19]: edit it there, then `make sync`.
 def hybrid_search(
     store, namespace_prefix, query, *, limit=10, as_of=None, filter=None
 ) -> list[SearchItem]:
@@ -386,68 +408,26 @@ def hybrid_search(
     check_str(query, "query")
     check_int(limit, "limit", minimum=1)
     if filter is not None and not isinstance(filter, dict):
-        raise TypeError(
-            f"filter must be a dict or None, got {type(filter).__name__}: {filter!r:.80}"
-        )
+        raise TypeError(f"filter must be a dict or None, got {filter!r:.80}")
     today = day_number(as_of if as_of is not None else date.today())
     window = time_window(store, prefix, query, today)
     if window is None and as_of is not None:
         window = {"start": today, "end": day_number(as_date(today) + timedelta(days=1))}
     if window is not None:
-        filter = _merged(filter, valid_filter(window["start"], window["end"]))
+        filter = dict(filter or {})
+        for key, ops in valid_filter(window["start"], window["end"]).items():
+            if not isinstance(filter.get(key, {}), dict):
+                raise ValueError(
+                    f"filter[{key!r}] = {filter[key]!r} conflicts with the time window"
+                )
+            filter[key] = {**filter.get(key, {}), **ops}
     pool, rankings = _ranked(store, prefix, query, filter, limit)
     if window is not None and window.get("anchor") is not None:
         rankings.append(_by_time(pool, **window))
+    found = _fuse(rankings, limit + 1)
     event = window.get("event") if window else None
     if event is None:
-        return _fuse(rankings, limit)
-    rest = [
-        i
-        for i in _fuse(rankings, limit + 1)
-        if i.key != event.key or i.namespace != event.namespace
-    ]
-    return [event, *rest][:limit]  # first the event the question is relative to
-
-
-class DatedFact(BaseModel):
-    """A fact the model proposes, with the user's own words for when it became true."""
-
-    content: str = Field(description="The fact as one short sentence, e.g. 'User works at Acme.'")
-    subject: str = Field(description="Who or what the fact is about, usually the user")
-    predicate: str = Field(description="The relation, e.g. 'works at', 'lives in'")
-    object: str = Field(description="The value")
-    when: str | None = Field(
-        None, description="When it became true, in the user's words ('last week'), if they said"
-    )
-
-
-class DatedFacts(BaseModel):
-    """Every fact a message states about the user."""
-
-    facts: list[DatedFact] = Field(description="The facts the user stated about themselves")
-
-
-PROPOSE = "Extract the facts the user states about themselves, with when each became true if said."
-
-
-def propose_facts(model, text: str) -> list[DatedFact]:
-    """The facts a model reads in one user message (the model proposes; `remember` decides)."""
-    check_chat_model(model)
-    check_str(text, "text")
-    result = model.with_structured_output(DatedFacts).invoke(
-        [SystemMessage(PROPOSE), HumanMessage(text)]
-    )
-    return list(result.facts)
-
-
-def dated_lines(items: list) -> str:
-    """Fact items as prompt lines with their validity, oldest first (a timeline):
-    "- User lives in X. (2025-01-10 to 2025-03-03)"."""
-    lines = []
-    for item in sorted(items, key=lambda i: (i.value["valid_from"], i.value["recorded_at"])):
-        v = item.value
-        end = "now" if v["valid_to"] == OPEN else as_date(v["valid_to"]).isoformat()
-        lines.append(
-            f"- {v['content']['content']} ({as_date(v['valid_from']).isoformat()} to {end})"
-        )
-    return "\n".join(lines)
+        return found[:limit]
+    rest = [i for i in found if (tuple(i.namespace), i.key) != (tuple(event.namespace), event.key)]
+    top = max([i.score for i in rest], default=0.0)  # the event the question is relative to first
+    return [SearchItem(*_parts(event), score=top), *rest][:limit]

@@ -1,0 +1,3 @@
+EXPECT = {}
+OPENAI_DIFFERENCES = {}
+TECHNIQUE = {"defines": [], "calls": []}
