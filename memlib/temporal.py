@@ -1,14 +1,10 @@
-"""Memory over time (notebook 12): facts with the time they were true and the time they were known.
+"""Memory over time (notebook 12): facts that keep when they were true and when they were known.
 
-A fact item is `{"kind": "Fact", "content": {content, subject, predicate, object}, "slot", "about",
-"valid_from", "valid_to", "recorded_at", "retired_at", "when", "said_on"}`: world time (when it was
-true) and agent time (when it was learnt, when a newer value superseded it) as day numbers YYYYMMDD
-(`OPEN`: still so), which every store's `$lt` / `$gt` filters compare alike. `remember` closes the
-value a new fact supersedes and deletes nothing; `resolve_when` resolves "last week" said on a day;
-`hybrid_search` fuses BM25 and semantic search by reciprocal rank in the question's time window.
-
-Leaves out: corrections (a fact never true), times of day and time zones, and stores whose
-namespace mixes fact items with items without `valid_from` (InMemoryStore raises on those).
+Facts carry `valid_from` / `valid_to` (world time) and `recorded_at` / `retired_at` (agent time) as
+day numbers YYYYMMDD (`OPEN`: still so) that every store's range filters compare alike; `remember`
+closes the value a new fact supersedes and deletes nothing; `resolve_when` dates "last week" said
+on a known day; `hybrid_search` fuses BM25 and semantic search in the question's time window.
+Leaves out: corrections (a fact never true), times of day and time zones.
 """
 
 from __future__ import annotations
@@ -37,16 +33,13 @@ EVER = 10000101  # and of "since forever"
 # Saved from notebooks/12_memory_over_time.ipynb, In [4]: edit it there, then `make sync`.
 def day_number(day: date | datetime | str | int) -> int:
     """A date (or ISO string, or day number) as the day number YYYYMMDD."""
-    if isinstance(day, int) and not isinstance(day, bool):
-        try:
-            return day_number(as_date(day))
-        except ValueError:
-            raise ValueError(f"expected a day number YYYYMMDD, got {day!r}") from None
-    if isinstance(day, str):
-        try:
+    try:
+        if isinstance(day, int) and not isinstance(day, bool):
+            day = as_date(day)
+        elif isinstance(day, str):
             day = datetime.fromisoformat(day)
-        except ValueError:
-            raise ValueError(f"expected an ISO date such as '2025-03-02', got {day!r}") from None
+    except ValueError:
+        raise ValueError(f"expected an ISO date or a day number YYYYMMDD, got {day!r}") from None
     if not isinstance(day, date):
         raise TypeError(f"expected a date, ISO string or day number, got {day!r:.80}")
     return day.year * 10000 + day.month * 100 + day.day
@@ -158,9 +151,7 @@ class DatedFact(BaseModel):
     subject: str = Field(description="Who or what the fact is about, usually the user")
     predicate: str = Field(description="The relation, e.g. 'works at', 'lives in'")
     object: str = Field(description="The value")
-    when: str | None = Field(
-        None, description="When it became true, in the user's words ('last week'), if they said"
-    )
+    when: str | None = Field(None, description="When it became true, in the user's words")
 
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [8]: edit it there, then `make sync`.
@@ -260,14 +251,14 @@ def timeline(store, namespace: tuple, predicate: str, about: str = "user") -> li
     predicate = " ".join(check_str(predicate, "predicate").lower().split())
     slot = f"{check_str(about, 'about').lower()}|{predicate}"
     items = store.search(check_namespace(namespace), filter={"slot": slot}, limit=1000)
-    return sorted(items, key=lambda i: (i.value["valid_from"], i.value["recorded_at"]))
+    return sorted(items, key=lambda i: (i.value["valid_from"], i.value["valid_to"]))
 
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [13]: edit it there, then `make sync`.
 def dated_lines(items: list) -> str:
     """Fact items as prompt lines with their validity, oldest first (a timeline)."""
     lines = []
-    for item in sorted(items, key=lambda i: (i.value["valid_from"], i.value["recorded_at"])):
+    for item in sorted(items, key=lambda i: (i.value["valid_from"], i.value["valid_to"])):
         v = item.value
         end = "now" if v["valid_to"] == OPEN else as_date(v["valid_to"]).isoformat()
         lines.append(
@@ -332,12 +323,8 @@ def _fuse(rankings: list[list], limit: int) -> list[SearchItem]:
             scores[tuple(item.namespace), item.key] += 1 / (60 + rank)
             first.setdefault((tuple(item.namespace), item.key), item)
     best = sorted(scores, key=lambda i: -scores[i])[:limit]
-    return [SearchItem(*_parts(first[i]), score=round(scores[i], 6)) for i in best]
-
-
-# Saved from notebooks/12_memory_over_time.ipynb, In [19]: edit it there, then `make sync`.
-def _parts(item) -> tuple:
-    return item.namespace, item.key, item.value, item.created_at, item.updated_at
+    parts = ("namespace", "key", "value", "created_at", "updated_at")
+    return [SearchItem(*(getattr(first[i], p) for p in parts), round(scores[i], 6)) for i in best]
 
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [19]: edit it there, then `make sync`.
@@ -387,16 +374,6 @@ def time_window(store, prefix: tuple, query: str, today: int) -> dict | None:
 
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [19]: edit it there, then `make sync`.
-def _by_time(pool: list, start: int, end: int, anchor: int, **_) -> list:
-    """The values that changed nearest the anchor: before it, those that ended last (open ones
-    never ended); after it, those that began first."""
-    if start == EVER:
-        ended = [i for i in pool if i.value["valid_to"] <= end]
-        return sorted(ended, key=lambda i: -i.value["valid_to"])
-    return sorted(pool, key=lambda i: i.value["valid_from"])
-
-
-# Saved from notebooks/12_memory_over_time.ipynb, In [19]: edit it there, then `make sync`.
 def hybrid_search(
     store, namespace_prefix, query, *, limit=10, as_of=None, filter=None
 ) -> list[SearchItem]:
@@ -422,12 +399,13 @@ def hybrid_search(
                 )
             filter[key] = {**filter.get(key, {}), **ops}
     pool, rankings = _ranked(store, prefix, query, filter, limit)
-    if window is not None and window.get("anchor") is not None:
-        rankings.append(_by_time(pool, **window))
+    if window is not None and window.get("anchor") is not None and window["start"] == EVER:
+        ended = [i for i in pool if i.value["valid_to"] <= window["end"]]  # before an event:
+        rankings.append(sorted(ended, key=lambda i: -i.value["valid_to"]))  # the last values first
     found = _fuse(rankings, limit + 1)
-    event = window.get("event") if window else None
-    if event is None:
+    if window is None or window.get("event") is None:
         return found[:limit]
+    event = _fuse([[window["event"]]], 1)[0]  # the event the question is relative to, first
     rest = [i for i in found if (tuple(i.namespace), i.key) != (tuple(event.namespace), event.key)]
-    top = max([i.score for i in rest], default=0.0)  # the event the question is relative to first
-    return [SearchItem(*_parts(event), score=top), *rest][:limit]
+    event.score = max([i.score for i in rest], default=event.score)
+    return [event, *rest][:limit]

@@ -329,25 +329,19 @@ class TemporalMemory(Strategy):
         super().__init__(model, store, trace)
         self.k = check_int(k, "k", minimum=1)
 
-    def start(self, case):
-        super().start(case)
-        self.namespace, self.today = ("users", self.user_id, "facts"), None
-
     def observe(self, session):
         from memlib.temporal import propose_facts, remember
 
-        self.today = session["date"]
-        for m in session["messages"]:
-            if m["role"] == "user":
-                for fact in propose_facts(self.model, m["content"]):
-                    remember(
-                        self.store, self.namespace, fact, said_on=self.today, source=m["content"]
-                    )
+        self.today, namespace = session["date"], ("users", self.user_id, "facts")
+        for m in (m for m in session["messages"] if m["role"] == "user"):
+            for fact in propose_facts(self.model, m["content"]):
+                remember(self.store, namespace, fact, said_on=self.today, source=m["content"])
 
     def answer(self, question):
         from memlib.temporal import dated_lines, hybrid_search
 
-        found = hybrid_search(self.store, self.namespace, question, limit=self.k, as_of=self.today)
+        namespace = ("users", self.user_id, "facts")
+        found = hybrid_search(self.store, namespace, question, limit=self.k, as_of=self.today)
         self.retrieved = [item.key for item in found]
         system = SYSTEM + "\n\n## Facts about the user\n" + dated_lines(found)
         return self.model.invoke([SystemMessage(system), HumanMessage(question)]).text
