@@ -18,11 +18,11 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from langgraph.store.base import PutOp, SearchItem
+from langgraph.store.base import Item, PutOp, SearchItem
 from langgraph.store.base.embed import get_text_at_path, tokenize_path
 from pydantic import BaseModel, Field
 
-from memlib.checks import check_chat_model, check_int, check_namespace, check_store, check_str
+from memlib.checks import check_int, check_namespace, check_number, check_store, check_str
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [4]: edit it there, then `make sync`.
 OPEN = 99991231  # the day number of "still true", "still held"
@@ -164,7 +164,8 @@ class DatedFacts(BaseModel):
 # Saved from notebooks/12_memory_over_time.ipynb, In [8]: edit it there, then `make sync`.
 def propose_facts(model, text: str) -> list[DatedFact]:
     """The facts a model reads in one user message (the model proposes; `remember` decides)."""
-    check_chat_model(model)
+    if not callable(getattr(model, "with_structured_output", None)):
+        raise TypeError(f"model must be a chat model with structured output, got {model!r:.80}")
     system = "Extract the facts the user states about themselves, with when each became true."
     reply = model.with_structured_output(DatedFacts).invoke(
         [SystemMessage(system), HumanMessage(check_str(text, "text"))]
@@ -183,7 +184,7 @@ def _about(store, namespace: tuple, subject: str) -> str:
 
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [9]: edit it there, then `make sync`.
-def fact_item(store, namespace: tuple, fact: Any, said_on, source: str = "") -> dict:
+def _fact_item(store, namespace: tuple, fact: Any, said_on, source: str = "") -> dict:
     """The store value of a proposed fact: its slot, valid from the time its words name (its
     `when`, else the source sentence's time words), else from the day it was said."""
     if not isinstance(fact, dict | BaseModel):
@@ -218,7 +219,7 @@ def remember(store, namespace: tuple, fact: Any, *, said_on, source: str = "") -
     Returns the fact's key (the existing one when the same value already holds then)."""
     check_store(store)
     namespace = check_namespace(namespace)
-    value = fact_item(store, namespace, fact, said_on, source)
+    value = _fact_item(store, namespace, fact, said_on, source)
     start, obj = value["valid_from"], value["content"]["object"].lower()
     same = store.search(namespace, filter={"slot": value["slot"]}, limit=1000)
     holding = [i for i in same if i.value["valid_from"] <= start < i.value["valid_to"]]
@@ -241,7 +242,10 @@ def remember(store, namespace: tuple, fact: Any, *, said_on, source: str = "") -
 # Saved from notebooks/12_memory_over_time.ipynb, In [13]: edit it there, then `make sync`.
 def valid_filter(start: int, end: int) -> dict:
     """A store filter for items valid on some day in [start, end) (day numbers)."""
-    return {"valid_from": {"$lt": end}, "valid_to": {"$gt": start}}
+    return {
+        "valid_from": {"$lt": check_int(end, "end")},
+        "valid_to": {"$gt": check_int(start, "start")},
+    }
 
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [13]: edit it there, then `make sync`.
@@ -257,6 +261,8 @@ def timeline(store, namespace: tuple, predicate: str, about: str = "user") -> li
 # Saved from notebooks/12_memory_over_time.ipynb, In [13]: edit it there, then `make sync`.
 def dated_lines(items: list) -> str:
     """Fact items as prompt lines with their validity, oldest first (a timeline)."""
+    if not isinstance(items, list) or not all(isinstance(i, Item) for i in items):
+        raise TypeError(f"items must be a list of store items, got {items!r:.80}")
     lines = []
     for item in sorted(items, key=lambda i: (i.value["valid_from"], i.value["valid_to"])):
         v = item.value
@@ -275,7 +281,7 @@ STOP = set(
 
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [18]: edit it there, then `make sync`.
-def terms(text: str) -> list[str]:
+def _terms(text: str) -> list[str]:
     """Lower-case words but common English ones, lightly stemmed ("lived", "lives" -> "liv")."""
     out = []
     for w in re.findall(r"[a-z0-9']+", text.lower()):
@@ -287,28 +293,25 @@ def terms(text: str) -> list[str]:
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [18]: edit it there, then `make sync`.
 def bm25(store, items: list, query: str, k1: float = 1.2, b: float = 0.75) -> list:
-    """The items sharing a word with the query, best BM25 score first, over the store's indexed
-    fields (the whole value when it has no index)."""
-    paths = [
-        tokenize_path(p)
-        for p in ((getattr(store, "index_config", None) or {}).get("fields") or ["$"])
-    ]
-    docs = [
-        Counter(terms(" ".join(t for p in paths for t in get_text_at_path(i.value, p))))
+    """The items sharing a word with the query, best BM25 score first, over the indexed fields."""
+    check_store(store)
+    if not isinstance(items, list) or not all(isinstance(i, Item) for i in items):
+        raise TypeError(f"items must be a list of store items, got {items!r:.80}")
+    k1, b = check_number(k1, "k1", minimum=0), check_number(b, "b", minimum=0)
+    wanted = set(_terms(check_str(query, "query")))
+    fields = (getattr(store, "index_config", None) or {}).get("fields") or ["$"]
+    texts = [
+        " ".join(t for f in fields for t in get_text_at_path(i.value, tokenize_path(f)))
         for i in items
     ]
+    docs = [Counter(_terms(text)) for text in texts]
     average = max(sum(sum(d.values()) for d in docs) / max(len(docs), 1), 1)
     df = Counter(t for d in docs for t in d)
     scored = []
     for item, d in zip(items, docs, strict=True):
         norm = k1 * (1 - b + b * sum(d.values()) / average)
-        score = sum(
-            math.log(1 + (len(docs) - df[t] + 0.5) / (df[t] + 0.5))
-            * d[t]
-            * (k1 + 1)
-            / (d[t] + norm)
-            for t in set(terms(query)) & set(d)
-        )
+        idf = {t: math.log(1 + (len(docs) - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted & set(d)}
+        score = sum(idf[t] * d[t] * (k1 + 1) / (d[t] + norm) for t in idf)
         if score > 0:
             scored.append((score, item))
     return [i for _, i in sorted(scored, key=lambda p: -p[0])]
@@ -345,7 +348,7 @@ def _ranked(store, prefix: tuple, query: str, filter: dict | None, limit: int) -
 
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [19]: edit it there, then `make sync`.
-def time_window(store, prefix: tuple, query: str, today: int) -> dict | None:
+def _time_window(store, prefix: tuple, query: str, today: int) -> dict | None:
     """The window {start, end, anchor, event} a query's own time words name: a date ("in
     January", "since March") or an event the store holds ("before I moved to X", whose fact is
     `event` and its day `anchor`); None when the query names no time."""
@@ -387,7 +390,7 @@ def hybrid_search(
     if filter is not None and not isinstance(filter, dict):
         raise TypeError(f"filter must be a dict or None, got {filter!r:.80}")
     today = day_number(as_of if as_of is not None else date.today())
-    window = time_window(store, prefix, query, today)
+    window = _time_window(store, prefix, query, today)
     if window is None and as_of is not None:
         window = {"start": today, "end": day_number(as_date(today) + timedelta(days=1))}
     if window is not None:

@@ -13,11 +13,11 @@ import memlib
 from memlib import embedding_dims, get_embeddings, open_store
 from memlib.temporal import (
     OPEN,
+    _time_window,
     day_number,
     hybrid_search,
     remember,
     resolve_when,
-    time_window,
     timeline,
     valid_filter,
 )
@@ -201,7 +201,7 @@ def test_hybrid_search_reads_now_as_of_and_the_questions_window():
         as_of="2025-04-10",
     )
     assert set(_texts(before)) == {"User lives in Drellport.", "User lives in Varrow Bay."}
-    window = time_window(
+    window = _time_window(
         store, ("users", "ana"), "Where did I live before I moved to Drellport?", 20250410
     )
     assert window["anchor"] == 20250303 and window["end"] == 20250304  # the anchor's day kept
