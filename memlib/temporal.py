@@ -4,8 +4,7 @@ Facts carry `valid_from` / `valid_to` (world time) and `recorded_at` / `retired_
 day numbers YYYYMMDD (`OPEN`: still so) that every store's range filters compare alike; `remember`
 closes the value a new fact supersedes and deletes nothing; `resolve_when` dates "last week" said
 on a known day; `hybrid_search` fuses BM25 and semantic search in the question's time window.
-Leaves out: corrections (a fact never true), times of day and time zones.
-"""
+Leaves out: corrections (a fact never true), times of day and time zones."""
 
 from __future__ import annotations
 

@@ -288,3 +288,17 @@ def test_the_temporal_strategy_answers_what_came_before():
     assert run.ingest["calls_per_turn"] == 1.0
     with pytest.raises(ValueError):
         evaluate(cases, "temporal", quiet=True, options={"k": 0})
+
+
+def test_the_inspector_shows_a_facts_validity_and_history():
+    from memlib.widgets import MemoryInspector
+
+    store = InMemoryStore(index=INDEX)
+    ana(store)
+    inspector = MemoryInspector(store, prefix=("users", "ana"))
+    old = timeline(store, NS, "lives in")[0]
+    inspector.select(old.key)
+    html = inspector.details.value
+    assert "history" in html and "User lives in Varrow Bay. (2025-01-10 to 2025-03-03)" in html
+    assert "User lives in Drellport. (2025-03-03 to now)" in html
+    assert html.index("Varrow Bay. (") < html.index("Drellport. (")  # oldest first
