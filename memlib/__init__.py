@@ -2,9 +2,9 @@
 
 The front door is short: `memlib.__all__` holds what a reader uses directly (the model and
 embeddings switch, the backends by URL, the full agent of notebook 09, forget and export, the
-widgets, `record`); everything else is reached through its layer module (`memlib.semantic`,
-`memlib.rotation`, ...). Modules load on first use, so `from memlib import record` does not pull
-in LangGraph or FAISS.
+widgets, `record`, `hybrid_search`); everything else is reached through its layer module
+(`memlib.semantic`, `memlib.rotation`, ...). Modules load on first use, so
+`from memlib import record` does not pull in LangGraph or FAISS.
 """
 
 from importlib import import_module
@@ -30,6 +30,7 @@ _EXPORTS = {
     # the capstone of notebook 09 and what a reader's own app needs around it
     "agent": ["build_memory_agent"],
     "tenancy": ["export_user", "forget_user"],
+    "temporal": ["hybrid_search"],  # notebook 12: words, meaning and time
     "widgets": ["ChatPanel", "MemoryInspector"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}

@@ -180,6 +180,11 @@ class MemoryInspector:
         rows = "".join(
             f"<tr><td>{escape(k)}</td><td>{escape(str(v))}</td></tr>" for k, v in facts.items()
         )
+        if isinstance(hit.value, dict) and "slot" in hit.value:  # a dated fact (12): its history
+            from memlib.temporal import dated_lines
+
+            same = self.store.search(hit.namespace, filter={"slot": hit.value["slot"]}, limit=100)
+            rows += f"<tr><td>history</td><td><pre>{escape(dated_lines(same))}</pre></td></tr>"
         value = escape(json.dumps(hit.value, indent=2, default=str))
         self.details.value = f"<table>{rows}</table><pre>{value}</pre>"
         return facts

@@ -26,6 +26,7 @@ LAYERS = (
     "procedural",
     "tenancy",
     "backends",
+    "temporal",  # facts with time, hybrid search (12)
     "agent",  # composes the layers; the caller passes the model, store and checkpointer
 )
 # What the layers stand on: argument checks, data files, token counting, the MiniLM embeddings,

@@ -15,6 +15,7 @@ store it is given.
 | episodic | one episode per session, top-k recalled | `extract_episode`, `save_episode`, `recall_episodes` (03) |
 | semantic | facts extracted per session by LangMem, top-k loaded | `create_memory_store_manager`, `load_memories` (04) |
 | agent | notebook 09's graph, every user turn replayed through it | `build_memory_agent`, `BlendedWriter` (07, 09) |
+| temporal | dated facts proposed per user turn, superseded values closed not deleted, top-k by `hybrid_search` in the question's time window | `propose_facts`, `remember`, `hybrid_search` (12) |
 | oldest | every message in the store, answers from the first `window` turns: wrong on purpose (sorts the wrong way) | - |
 
 `function_strategy(fn)` turns a reader's own agent, a function from messages to an answer, into a
@@ -317,6 +318,35 @@ class MemoryAgent(Strategy):
         self.executor.shutdown(wait=True)
 
 
+class TemporalMemory(Strategy):
+    """Notebook 12: facts with validity, proposed per user turn and placed in their slot's timeline
+    (the old value closed, not deleted); the top k by hybrid search, dated, answer the question."""
+
+    name = "temporal"
+    retrieves = True
+
+    def __init__(self, model, store, trace=None, *, k: int = 4):
+        super().__init__(model, store, trace)
+        self.k = check_int(k, "k", minimum=1)
+
+    def observe(self, session):
+        from memlib.temporal import propose_facts, remember
+
+        self.today, namespace = session["date"], ("users", self.user_id, "facts")
+        for m in (m for m in session["messages"] if m["role"] == "user"):
+            for fact in propose_facts(self.model, m["content"]):
+                remember(self.store, namespace, fact, said_on=self.today, source=m["content"])
+
+    def answer(self, question):
+        from memlib.temporal import dated_lines, hybrid_search
+
+        namespace = ("users", self.user_id, "facts")
+        found = hybrid_search(self.store, namespace, question, limit=self.k, as_of=self.today)
+        self.retrieved = [item.key for item in found]
+        system = SYSTEM + "\n\n## Facts about the user\n" + dated_lines(found)
+        return self.model.invoke([SystemMessage(system), HumanMessage(question)]).text
+
+
 _COUNTER: ContextVar = ContextVar("memlib_eval_function_counter", default=None)
 
 
@@ -388,5 +418,6 @@ STRATEGIES: dict[str, Callable] = {
     "episodic": EpisodicRecall,
     "semantic": SemanticMemory,
     "agent": MemoryAgent,
+    "temporal": TemporalMemory,
     "oldest": OldestFirst,
 }
