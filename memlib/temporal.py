@@ -240,8 +240,11 @@ def remember(store, namespace: tuple, fact: Any, *, said_on, source: str = "") -
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [13]: edit it there, then `make sync`.
 def valid_filter(start: int, end: int) -> dict:
-    """A store filter for items valid on some day in [start, end) (day numbers)."""
+    """A store filter for dated facts valid on some day in [start, end) (day numbers). "kind"
+    comes first: InMemoryStore stops at the first failed condition, so an undated memory in the
+    same namespace never reaches the date comparisons (which would raise on its missing field)."""
     return {
+        "kind": "Fact",
         "valid_from": {"$lt": check_int(end, "end")},
         "valid_to": {"$gt": check_int(start, "start")},
     }
@@ -392,14 +395,16 @@ def hybrid_search(
     window = _time_window(store, prefix, query, today)
     if window is None and as_of is not None:
         window = {"start": today, "end": day_number(as_date(today) + timedelta(days=1))}
-    if window is not None:
-        filter = dict(filter or {})
-        for key, ops in valid_filter(window["start"], window["end"]).items():
-            if not isinstance(filter.get(key, {}), dict):
-                raise ValueError(
-                    f"filter[{key!r}] = {filter[key]!r} conflicts with the time window"
-                )
-            filter[key] = {**filter.get(key, {}), **ops}
+    if window is not None:  # the window's conditions first, the caller's merged into them
+        merged = valid_filter(window["start"], window["end"])
+        for key, value in (filter or {}).items():
+            own = merged.get(key)
+            if own is not None and not (isinstance(own, dict) and isinstance(value, dict)):
+                if value != own:
+                    raise ValueError(f"filter[{key!r}] = {value!r} conflicts with the time window")
+                continue
+            merged[key] = {**value, **own} if own is not None else value
+        filter = merged
     pool, rankings = _ranked(store, prefix, query, filter, limit)
     if window is not None and window.get("anchor") is not None and window["start"] == EVER:
         ended = [i for i in pool if i.value["valid_to"] <= window["end"]]  # before an event:

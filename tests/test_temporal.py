@@ -250,6 +250,8 @@ def test_the_same_reads_on_every_backend(url):
         for old in store.search(NS, limit=1000):  # the session's PostgreSQL is shared
             store.delete(old.namespace, old.key)
         ana(store)
+        # an undated memory beside the facts: time-restricted reads skip it instead of raising
+        store.put(NS, "undated", {"content": {"content": "User walks to Drellport pier daily."}})
         open_now = sorted(_texts(store.search(NS, filter={"valid_to": OPEN}, limit=100)))
         feb = sorted(_texts(store.search(NS, filter=valid_filter(20250215, 20250216), limit=100)))
         found = _texts(
@@ -261,8 +263,10 @@ def test_the_same_reads_on_every_backend(url):
                 as_of="2025-04-10",
             )
         )
+        undated = _texts(hybrid_search(store, NS, "Which pier do I walk to?", limit=1))
         for old in store.search(NS, limit=1000):
             store.delete(old.namespace, old.key)
+    assert undated == ["User walks to Drellport pier daily."]
     assert open_now == [
         "User likes hojicha tea.",
         "User lives in Drellport.",
