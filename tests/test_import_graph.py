@@ -42,6 +42,7 @@ TOP = (
     "eval.dataset",
     "eval.generator",
     "eval.harness",
+    "eval.longmemeval",
     "eval.metrics",
     "eval.strategies",
     "eval.trace",
