@@ -16,13 +16,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.exceptions import ContextOverflowError
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from offline_model.skills import (
     RELEVANCE_THRESHOLD,
@@ -108,13 +109,18 @@ class OfflineChatModel(BaseChatModel):
 
     Limits: no world knowledge, no reasoning, English only, extractive (never writes new facts);
     what the rules miss it does not know. usage_metadata counts tokens with real tiktoken
-    (o200k_base, OpenAI's chat overhead).
+    (o200k_base, OpenAI's chat overhead). `context_window` (default 128,000, gpt-4o-mini's, also
+    `profile["max_input_tokens"]`): longer prompts raise `ContextWindowExceeded`, as OpenAI does.
     """
 
     model_config = ConfigDict(extra="forbid")  # a misspelt setting is an error, not ignored
 
     model_name: str = "memlib-offline-rules"
     relevance_threshold: float = RELEVANCE_THRESHOLD
+    context_window: int = Field(default=128_000, ge=1, strict=True)
+
+    def _resolve_model_profile(self) -> dict:
+        return {"max_input_tokens": self.context_window}
 
     @field_validator("relevance_threshold")
     @classmethod
@@ -185,6 +191,8 @@ class OfflineChatModel(BaseChatModel):
         if not messages:
             raise ValueError("OfflineChatModel needs at least one message, got an empty list")
         kwargs.pop("ls_structured_output_format", None)
+        if (asked := token_counter()(messages)) > self.context_window:
+            raise ContextWindowExceeded(self.context_window, asked)
         request = Request(list(messages), kwargs, self.relevance_threshold)
         message = None
         if kwargs.get("tools"):
@@ -214,16 +222,31 @@ class OfflineChatModel(BaseChatModel):
         if stop:
             for s in stop:
                 message.content = message.content.split(s)[0]
-        message.usage_metadata = _usage(messages, message)
+        message.usage_metadata = _usage(asked, message)
         message.response_metadata = {"model_name": self.model_name, "skill": skill}
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
-def _usage(messages: list[BaseMessage], reply: AIMessage) -> dict:
+class ContextWindowExceeded(ContextOverflowError):
+    """A prompt over the context window: langchain's ContextOverflowError (which ChatOpenAI raises
+    on OpenAI's HTTP 400) with that error's `code`, `body` and wording."""
+
+    code = "context_length_exceeded"
+
+    def __init__(self, window: int, tokens: int):
+        self.window, self.tokens = window, tokens
+        self.message = (
+            f"This model's maximum context length is {window} tokens. However, your messages "
+            f"resulted in {tokens} tokens. Please reduce the length of the messages."
+        )
+        self.body = {"message": self.message, "type": "invalid_request_error"}
+        self.body |= {"param": "messages", "code": self.code}
+        super().__init__(self.message)
+
+
+def _usage(input_tokens: int, reply: AIMessage) -> dict:
     from memlib.tokens import count_text_tokens
 
-    counter = token_counter()
-    input_tokens = counter(messages)
     output_tokens = count_text_tokens(message_text(reply))
     for call in reply.tool_calls:
         output_tokens += count_text_tokens(call["name"] + json.dumps(call["args"]))

@@ -10,7 +10,8 @@ Run it with `python -m offline_model.server [--port N] [--mode plain|reworded]`.
 
 Requests are validated as the real API does (HTTP 400 with OpenAI's error body): model, messages,
 roles, the tool-call / tool-message pairing, tools, tool_choice, parallel_tool_calls,
-response_format, unknown parameters, and strict schemas (structured outputs' supported subset:
+response_format, unknown parameters, prompts over the 128,000-token context window
+(`context_length_exceeded`), and strict schemas (structured outputs' supported subset:
 object root, `additionalProperties: false` and every property required in every object, supported
 keywords and formats, at most 10 levels of nesting and 5000 properties). `server.stats` counts
 chat and embedding requests, rejections (with their messages), models and offline skills.
@@ -54,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from offline_model.model import OfflineChatModel
+from offline_model.model import ContextWindowExceeded, OfflineChatModel
 from offline_model.rules import STOPWORDS
 from offline_model.skills import user_facts
 from offline_model.tools import empty_value
@@ -1822,7 +1823,10 @@ class OpenAICompatibleServer:
         validate_chat(body)
         with self._lock:
             messages = to_langchain(body["messages"])
-            reply = run_offline(body, messages)
+            try:
+                reply = run_offline(body, messages)
+            except ContextWindowExceeded as e:  # 128,000 tokens, as gpt-4o-mini
+                raise APIError(e.message, "messages", e.code) from None
             if self.mode == "reworded":
                 reply = reworded_reply(reply, body, messages)
         digest = hashlib.sha1(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()

@@ -43,6 +43,7 @@ TOP = (
     "eval.dataset",
     "eval.generator",
     "eval.harness",
+    "eval.longmemeval",
     "eval.metrics",
     "eval.strategies",
     "eval.trace",

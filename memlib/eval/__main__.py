@@ -3,6 +3,7 @@
 python -m memlib.eval --data data/eval/small.jsonl --strategy semantic --out build/eval.json
 python -m memlib.eval --data data/eval/small.jsonl --strategy full,window,semantic
 python -m memlib.eval --generate build/mine.jsonl --cases 3 --sessions 50 --turns 3 --facts 4
+python -m memlib.eval longmemeval longmemeval_s_cleaned.json [--strategy full] [--limit 20]
 """
 
 from __future__ import annotations
@@ -141,7 +142,37 @@ def _write(path: str | None, text: str) -> None:
         Path(path).write_text(text)
 
 
+def longmemeval(argv) -> int:
+    """Session recall@k of a LongMemEval file (no model); with --strategy, accuracy as well."""
+    from memlib.eval.longmemeval import load_longmemeval, session_recall
+
+    p = argparse.ArgumentParser(prog="python -m memlib.eval longmemeval")
+    p.add_argument(
+        "path", help="longmemeval_s*.json, longmemeval_m*.json or longmemeval_oracle.json"
+    )
+    p.add_argument("--k", default="1,5,10", help="recall cut-offs, comma-separated")
+    p.add_argument("--limit", type=int, default=None, help="the first N questions only")
+    p.add_argument("--strategy", default="", help="also answer with these strategies (a model)")
+    p.add_argument("--out", help="write the results as JSON here")
+    args = p.parse_args(argv)
+    try:
+        cases = load_longmemeval(args.path, args.limit)
+        result = {"recall": session_recall(cases, [int(k) for k in args.k.split(",")])}
+    except ValueError as exc:
+        p.error(str(exc))
+    for qtype, row in result["recall"].items():
+        print(qtype, *(f"{k}={v}" for k, v in row.items()))
+    if args.strategy:
+        args.options, args.backend, args.quiet, args.data = [], None, False, args.path
+        result["runs"] = _run(p, args, _strategies(p, args), cases)[0]
+    _write(args.out, json.dumps(result, indent=1) + "\n")
+    return 0
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["longmemeval"]:
+        return longmemeval(argv[1:])
     p = _parser()
     args = p.parse_args(argv)
     if args.generate:

@@ -4,7 +4,10 @@
 shows it the sessions one by one, then asks every question; each store operation goes through a
 `TracedStore`, each model call through a `ModelCallCounter`. It returns an `EvalRun`: one row per
 question (reply, grade, prompt tokens, calls, latency, evidence recall@k), the per-type summary,
-the ingest cost (model calls per turn) and the trace.
+the ingest cost (model calls per turn) and the trace. A prompt over the model's context window is
+refused as OpenAI refuses it (code `context_length_exceeded`): the question counts as wrong, as
+`refused`, with the prompt tokens the refusal names. `sweep` runs strategies over generated
+histories of growing length (accuracy and prompt tokens per question against sessions).
 
 The store is a fresh `InMemoryStore` with MiniLM embeddings per case by default; pass
 `store_factory` (a function returning a BaseStore) to use another backend, e.g. a PostgresStore.
@@ -14,13 +17,15 @@ the reader's to manage).
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from memlib.checks import check_chat_model
+from memlib.checks import check_chat_model, check_int
 from memlib.eval.dataset import validate_case
+from memlib.eval.generator import SCALE, generate_dataset
 from memlib.eval.metrics import evidence_recall_at_k, grade, summarize
 from memlib.eval.strategies import STRATEGIES, Strategy
 from memlib.eval.trace import Trace, TracedStore
@@ -157,15 +162,30 @@ def _observe(run, case, name, counter, trace, ingest: _Ingest, bar) -> None:
         bar.update(1)
 
 
+def refused_tokens(exc: BaseException) -> int | None:
+    """The prompt's tokens if `exc` is a context-window refusal (`.code` "context_length_exceeded",
+    from OfflineChatModel or ChatOpenAI), 0 if it does not say; None for any other error."""
+    if getattr(exc, "code", None) != "context_length_exceeded":
+        return None
+    found = re.search(r"resulted in (\d+) tokens", str(getattr(exc, "message", exc)))
+    return int(found.group(1)) if found else 0
+
+
 def _ask(run, case, q, name, counter, trace) -> dict:
     """One question put to the strategy: the graded row with its cost and evidence recall."""
     before, start = counter.snapshot(), time.perf_counter()
-    run.retrieved = None
+    run.retrieved, refused = None, None
     turn = f"{case['id']}/{q['id']}"
     with trace.context(turn=turn, writer=name, time="after the last session"):
-        reply = run.answer(q["question"])
+        try:
+            reply = run.answer(q["question"])
+        except Exception as exc:
+            if (refused := refused_tokens(exc)) is None:
+                raise
+            reply = ""  # refused: wrong, whatever the question
     latency = time.perf_counter() - start
     calls, tokens = (a - b for a, b in zip(counter.snapshot(), before, strict=True))
+    tokens += refused or 0
     if not calls:  # a reader's function with its own model: its own counter
         calls, tokens = getattr(run, "calls", 0), getattr(run, "prompt_tokens", 0)
     row = {
@@ -176,6 +196,7 @@ def _ask(run, case, q, name, counter, trace) -> dict:
         "reply": reply,
         "gold": q["answer"],
         **grade(q, reply),
+        "refused": refused is not None,
         "prompt_tokens": tokens,
         "calls": calls,
         "latency_s": round(latency, 4),
@@ -233,3 +254,29 @@ def evaluate(
     finally:
         bar.close()
     return EvalRun(name, rows, summarize(rows), ingest.summary(), trace)
+
+
+def sweep(
+    lengths: Sequence[int] = (10, 100, 1000, 2000),
+    strategies: Sequence[str] = ("full", "semantic"),
+    *,
+    cases: int = 1,
+    seed: int = 0,
+    model=None,
+) -> list[dict]:
+    """Per history length and strategy: accuracy, prompt tokens per question and the share refused,
+    on `cases` generated cases of SCALE's shape (facts that change three times)."""
+    for name, value in (("lengths", lengths), ("strategies", strategies)):
+        if isinstance(value, str) or not isinstance(value, Sequence) or not value:
+            raise TypeError(f"{name} must be a non-empty list, got {value!r:.80}")
+    shape = SCALE | {"cases": check_int(cases, "cases", minimum=1), "seed": seed}
+    data = {
+        n: generate_dataset(**shape, sessions=check_int(n, "lengths[]", minimum=5)) for n in lengths
+    }
+    rows = []
+    for n, cases_n in data.items():
+        for name in strategies:
+            every = evaluate(cases_n, name, model=model, quiet=True).summary["all"]
+            keep = ("questions", "accuracy", "prompt_tokens", "refused", "stale_rate")
+            rows.append({"sessions": n, "strategy": name} | {k: every[k] for k in keep})
+    return rows

@@ -4,7 +4,8 @@
 (case, punctuation and spacing normalised), or for an abstention question when the reply says it
 does not know (`says_dont_know`); stale when it names an outdated value. `summarize(rows)` gives,
 per question type and overall: answer accuracy, stale-answer rate, abstention accuracy, evidence
-recall@k (retrieving strategies only), prompt tokens, model calls and latency per question.
+recall@k (retrieving strategies only), the share refused for the context window, prompt tokens,
+model calls and latency per question.
 `format_summary` prints them as a table.
 
 Leaves out: judging with a model (keyword matching is exact and free, but a correct reply that
@@ -93,6 +94,7 @@ def summarize(rows: Sequence[dict]) -> dict:
             "questions": len(mine),
             "accuracy": _mean([float(r["correct"]) for r in mine]),
             "stale_rate": _mean([float(r["stale"]) for r in answerable]),
+            "refused": _mean([float(r.get("refused", False)) for r in mine]),
             "abstention_accuracy": _mean([float(r["correct"]) for r in abst]),
             "recall_at_k": _mean([r.get("recall") for r in mine]),
             "prompt_tokens": _mean([r["prompt_tokens"] for r in mine]),
