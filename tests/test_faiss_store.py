@@ -297,7 +297,7 @@ def test_store_without_index(kind):
 # Scores and order agree with InMemoryStore
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
 def test_query_results_agree_with_inmemory(kind):
     ref, store = filled("inmemory"), filled(kind)
     for query in ["cats and dogs", "python", "france capital", "nothing matches zzz"]:
@@ -414,7 +414,7 @@ search_ops = st.tuples(
 )
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -695,7 +695,7 @@ def test_hnsw_tombstones_are_skipped_and_rebuilt():
     consistent(hnsw)
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
 def test_search_paths_past_exact_threshold_agree(kind):
     # exact_threshold=10 sends these searches through FAISS: a namespace post-filter when a
     # prefix holds most vectors, an IDSelector when it holds few or a value filter applies.
@@ -718,7 +718,7 @@ def test_search_paths_past_exact_threshold_agree(kind):
 # Persistence
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
 def test_save_and_reload_is_identical(kind, tmp_path):
     store = make(kind, path=tmp_path / "store")
     rng = np.random.default_rng(1)
@@ -802,9 +802,16 @@ def test_autosave(tmp_path):
     store = FaissStore(index=index, path=tmp_path, autosave=True)
     store.put(("u",), "a", {"text": "kept across restarts"})
     manifest = json.loads((tmp_path / "manifest.json").read_text())
-    assert manifest["format"] == 1 and manifest["config"]["dims"] == DIMS
+    assert manifest["format"] == 2 and manifest["config"]["dims"] == DIMS
+    snapshot = (tmp_path / manifest["items"]).read_bytes()
+    store.put(("u",), "b", {"text": "second write"})
+    # the write went to the log; the snapshot was not rewritten
+    assert json.loads((tmp_path / "manifest.json").read_text()) == manifest
+    assert (tmp_path / manifest["items"]).read_bytes() == snapshot
+    assert (tmp_path / manifest["log"]).stat().st_size > 0
     reopened = FaissStore(index=index, path=tmp_path)
     assert reopened.search(("u",), query="restarts")[0].key == "a"
+    assert reopened.get(("u",), "b").value == {"text": "second write"}
 
 
 # Threads
@@ -1160,7 +1167,7 @@ def test_infinite_vector_is_refused_naming_the_key():
     assert snapshot(store) == before
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
 def test_failed_autosave_rolls_the_write_back(kind, tmp_path, monkeypatch):
     import memlib.faiss_store as fs
 
@@ -1168,14 +1175,12 @@ def test_failed_autosave_rolls_the_write_back(kind, tmp_path, monkeypatch):
     store.put(("u",), "a", {"text": "alpha first"})
     store.put(("u",), "b", {"text": "beta first"})
     before = snapshot(store)
-    real = fs._fsync_write
+    real = fs.os.fsync
 
-    def failing(path, data):
-        if path.name == "manifest.json":
-            raise OSError("disk full (simulated)")
-        real(path, data)
+    def failing(fd):
+        raise OSError("disk full (simulated)")
 
-    monkeypatch.setattr(fs, "_fsync_write", failing)
+    monkeypatch.setattr(fs.os, "fsync", failing)
     for ops in (
         [PutOp(("u",), "c", {"text": "gamma"})],
         [PutOp(("u",), "a", {"text": "alpha changed"}), PutOp(("u",), "b", None)],
@@ -1186,11 +1191,14 @@ def test_failed_autosave_rolls_the_write_back(kind, tmp_path, monkeypatch):
         assert snapshot(store) == before, "a write that raised is still visible"
         assert store.list_namespaces() == [("u",)]
         consistent(store)
-    monkeypatch.setattr(fs, "_fsync_write", real)
+    monkeypatch.setattr(fs.os, "fsync", real)
     assert snapshot(FaissStore(index=INDEX, index_type=kind, path=tmp_path)) == before
-    store.put(("u",), "c", {"text": "gamma"})  # the next save works and removes the debris
-    assert not list(tmp_path.glob(".*.tmp"))
-    assert len(list(tmp_path.glob("items-*.json"))) == 1
+    store.put(("u",), "c", {"text": "gamma"})  # the next write works
+    assert sorted(keys(FaissStore(index=INDEX, path=tmp_path, index_type=kind).search(("u",)))) == [
+        "a",
+        "b",
+        "c",
+    ]
 
 
 def test_stale_temporary_files_are_removed_on_open_and_save(tmp_path):
