@@ -14,41 +14,46 @@ It works anywhere a store is accepted: `graph.compile(store=...)`, LangMem's too
 Vectors are scaled by their largest component, L2-normalised (so 1e300 or 1e-300 components
 neither overflow nor vanish) and searched by inner product. The default index is exact
 (`faiss.IndexFlatIP` inside `faiss.IndexIDMap2`). `index_type="hnsw"` uses `faiss.IndexHNSWFlat`
-(approximate, fast on large stores; `hnsw_m`, `ef_construction`, `ef_search`). HNSW cannot remove
-vectors, so deleting or updating an item marks its old vector ids as tombstones, which searches
-skip; once tombstones exceed `rebuild_fraction` of the index, the index is rebuilt from the live
-vectors (also on demand with `compact()`). Searches restricted by namespace prefix or filter to at
-most `exact_threshold` vectors are scored exactly with numpy, whatever the index type.
+(approximate, fast on large stores; `hnsw_m`, `ef_construction`, `ef_search`); `"hnsw_sq"` uses
+`faiss.IndexHNSWSQ`, HNSW over vectors quantised to 8 bits per component (a quarter of float32),
+keeps the float32 vectors in `vectors.f32` beside the index (memory-mapped, read only for
+candidates) and re-scores RERANK candidates per result with them: exact scores, for a million
+items. HNSW cannot remove vectors, so deleting or updating an item marks its old vector ids as
+tombstones, which searches skip; once tombstones exceed `rebuild_fraction` of the index, the index
+is rebuilt from the live vectors (also on demand with `compact()`). Searches restricted by
+namespace prefix or filter to at most `exact_threshold` vectors are scored exactly with numpy;
+larger namespaces are searched in FAISS through an `IDSelector`, kept until a write there.
 
 Example::
 
     store = FaissStore(index={"dims": 384, "embed": MiniLMEmbeddings(), "fields": ["text"]},
-                       path="build/memories")          # reopens the directory if it was saved
-    store.put(("memories", "ana"), "m1", {"text": "Ana's dog is called Rex"})
+                       path="build/memories", autosave=True)  # reopens the directory if saved
+    store.put(("memories", "ana"), "m1", {"text": "Ana's dog is called Rex"})  # durable now
     store.search(("memories", "ana"), query="pet name", limit=3)
-    store.save()
 
 Durability and concurrency, exactly:
-- `save()` writes the item table (UTF-8 JSON) and the FAISS index as new generation files, fsyncs
-  them, then atomically replaces `manifest.json`, which names the current pair, and fsyncs the
-  directory. A crash or SIGKILL at any point leaves the previous save or the new one, complete.
-  Files of older generations and temporary files of interrupted saves are deleted by the next
-  save, and when a store is opened on a directory no writer holds.
-- Opening a directory reads the generation the manifest names; if a save in another process
-  replaces it mid-read, the reader reads the manifest again, so it gets the old or the new
-  complete state, never an error or a mix. Readers do not take the writer lock, except for a
-  moment on open to clean up, and a writer waits that moment out (up to LOCK_WAIT seconds).
-- One writer per directory: the first `save()` (or autosaved write) takes an exclusive
-  `fcntl.flock` on `writer.lock` and holds it until `close()` (or the `with` block ends, or the
-  process exits, even by SIGKILL). Another store, in this process or another, that tries to save
-  there meanwhile gets `StoreConflictError` naming the holder's pid; its writes are not merged.
-  A store also refuses (`StoreConflictError`) to save over a generation another store wrote
-  after it opened the directory, even once that writer closed: reopen and write again.
-- `autosave=True` saves after every batch that writes; a write is acknowledged (the call returns)
-  only after its save switched the manifest. If the save fails (disk full, lock held by another
-  writer), the call raises and the store is rolled back to the state before the batch: memory
-  equals the last durable save. Each save rewrites the whole directory, so autosave suits the
-  small stores of the notebooks; large stores should call `save()` themselves.
+- A directory holds a snapshot (item table as UTF-8 JSON, FAISS index) and the write-ahead log
+  written since it; `manifest.json` names the three. `autosave=True` appends each batch that
+  writes to the log as one record (length, CRC-32, the writes and their vectors) and fdatasyncs
+  it before applying it in memory: a write is acknowledged (the call returns) only once durable,
+  and if the append fails the call raises with nothing changed. The log grows in zero-filled
+  chunks, so an append overwrites and costs one flush. Every `snapshot_every` logged writes, and
+  on `save()`, a new snapshot and an empty log are written and fsynced, then `manifest.json` is
+  replaced atomically and the directory fsynced: a crash or SIGKILL at any point leaves the old
+  snapshot with its complete log, or the new one. Older files and temporary files of interrupted
+  snapshots are deleted by the next snapshot, and on open when no writer holds the directory.
+- Opening reads the snapshot and replays the log; a torn last record (a writer killed mid-append,
+  so never acknowledged) is dropped, and the next writer overwrites it; a damaged record followed
+  by good ones raises ValueError. If a snapshot in another process replaces the files mid-read,
+  the reader reads the manifest again: it gets a complete state, never an error or a mix. Readers
+  do not take the writer lock, except for a moment on open to clean up, and a writer waits that
+  moment out (up to LOCK_WAIT seconds).
+- One writer per directory: the first write or `save()` takes an exclusive `fcntl.flock` on
+  `writer.lock` and holds it until `close()` (or the `with` block ends, or the process exits,
+  even by SIGKILL). Another store, in this process or another, that tries to write there
+  meanwhile gets `StoreConflictError` naming the holder's pid; its writes are not merged. A store
+  also refuses (`StoreConflictError`) to write after another store wrote there since it opened
+  the directory, even once that writer closed: reopen and write again.
 - Within one process a lock serialises mutations and reads, so one store can be shared between
   threads.
 
@@ -122,6 +127,7 @@ LOAD_RETRIES = 50  # times a reader re-reads the manifest when a save replaced i
 _OPERATORS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
 _INDEX_TYPES = ("flat", "hnsw", "hnsw_sq")
 _RECORD = struct.Struct("<II")  # a log record's header: payload length, CRC-32 of the payload
+LOG_CHUNK = 1 << 20  # the log grows by this many zero bytes at a time, so appends overwrite
 RERANK = 4  # hnsw_sq: candidates fetched per result, then re-scored with the float32 vectors
 
 NsKey = tuple[tuple[str, ...], str]
@@ -341,6 +347,7 @@ class FaissStore(BaseStore):
         self._log_name: str | None = None  # the write-ahead log after that save
         self._log_size = self._log_ops = 0  # bytes and writes of it applied here
         self._log_fd: int | None = None
+        self._log_end = 0  # bytes of the log file, written zeros past _log_size
 
         if self.path is not None and (self.path / "manifest.json").exists():
             self._load(self.path)
@@ -964,18 +971,24 @@ class FaissStore(BaseStore):
             self._claim()
             fd = os.open(self.path / self._log_name, os.O_WRONLY)
             os.ftruncate(fd, self._log_size)  # drop a torn record a killed writer left
-            self._log_fd = fd
+            self._log_fd, self._log_end = fd, self._log_size
         doc = {"t": now.isoformat(), "ops": [[list(ns), k, v, ids] for ns, k, v, ids in ops]}
         body = json.dumps(doc, ensure_ascii=False).encode("utf-8")
         payload = struct.pack("<I", len(body)) + body + (b"" if vecs is None else vecs.tobytes())
         record = _RECORD.pack(len(payload), zlib.crc32(payload)) + payload
         try:
+            if self._log_size + len(record) > self._log_end:  # zeros ahead: appends overwrite
+                grow = max(LOG_CHUNK, len(record))
+                os.pwrite(self._log_fd, bytes(grow), self._log_end)
+                os.fsync(self._log_fd)
+                self._log_end += grow
             if os.pwrite(self._log_fd, record, self._log_size) != len(record):
                 raise OSError(f"short write to {self._log_name}")
-            os.fsync(self._log_fd)
+            os.fdatasync(self._log_fd)  # the file's size is unchanged: data alone is enough
         except BaseException:
             try:  # leave no partial record behind; if even that fails, open will drop it
                 os.ftruncate(self._log_fd, self._log_size)
+                self._log_end = self._log_size
             except OSError:
                 pass
             raise

@@ -55,6 +55,10 @@ def test_bad_input_FaissStore():
         FaissStore(index={**index, "fields": "text"})
     with pytest.raises(TypeError, match="path.*int: 3"):
         FaissStore(index=index, path=3)
+    with pytest.raises(ValueError, match="snapshot_every.*0"):
+        FaissStore(index=index, snapshot_every=0)
+    with pytest.raises(TypeError, match="snapshot_every"):
+        FaissStore(index=index, snapshot_every=2.5)
     store = FaissStore(index=index)
     with pytest.raises(TypeError, match="'ns'"):
         store.put("ns", "k", {"text": "a"})
@@ -1175,12 +1179,12 @@ def test_failed_autosave_rolls_the_write_back(kind, tmp_path, monkeypatch):
     store.put(("u",), "a", {"text": "alpha first"})
     store.put(("u",), "b", {"text": "beta first"})
     before = snapshot(store)
-    real = fs.os.fsync
 
     def failing(fd):
         raise OSError("disk full (simulated)")
 
     monkeypatch.setattr(fs.os, "fsync", failing)
+    monkeypatch.setattr(fs.os, "fdatasync", failing)
     for ops in (
         [PutOp(("u",), "c", {"text": "gamma"})],
         [PutOp(("u",), "a", {"text": "alpha changed"}), PutOp(("u",), "b", None)],
@@ -1191,7 +1195,7 @@ def test_failed_autosave_rolls_the_write_back(kind, tmp_path, monkeypatch):
         assert snapshot(store) == before, "a write that raised is still visible"
         assert store.list_namespaces() == [("u",)]
         consistent(store)
-    monkeypatch.setattr(fs.os, "fsync", real)
+    monkeypatch.undo()
     assert snapshot(FaissStore(index=INDEX, index_type=kind, path=tmp_path)) == before
     store.put(("u",), "c", {"text": "gamma"})  # the next write works
     assert sorted(keys(FaissStore(index=INDEX, path=tmp_path, index_type=kind).search(("u",)))) == [
@@ -1384,3 +1388,42 @@ def test_range_filters_behave_as_the_docstring_says(kind):
     assert keys(store.search(("u",), filter={"when": {"$gt": 5}})) == ["c", "d"]
     doc = " ".join(fs.__doc__.split())
     assert "two strings, one of them not a number, compare alphabetically" in doc
+
+
+def test_torn_last_log_record_is_dropped_and_a_damaged_one_refused(tmp_path):
+    """A writer killed mid-append leaves part of a record: open drops it (length + CRC-32),
+    the next writer overwrites it; a bad record with good ones after it is an error."""
+    store = FaissStore(index=INDEX, path=tmp_path, autosave=True, snapshot_every=100)
+    for i in range(3):
+        store.put(("u",), f"k{i}", {"text": f"write {i}"})
+    log = tmp_path / json.loads((tmp_path / "manifest.json").read_text())["log"]
+    size = store._log_size
+    store.close()
+    data = log.read_bytes()[:size]
+    first = len(data) // 3  # the three records are about the same size
+    for torn in (data[-first:][:9], data[-first:][:-5]):  # a cut header; a cut payload
+        log.write_bytes(data + torn)
+        assert sorted(keys(FaissStore(index=INDEX, path=tmp_path).search(("u",)))) == [
+            "k0",
+            "k1",
+            "k2",
+        ]
+    with FaissStore(index=INDEX, path=tmp_path, autosave=True) as writer:
+        writer.put(("u",), "k3", {"text": "after the torn record"})
+    assert len(FaissStore(index=INDEX, path=tmp_path)) == 4
+    flipped = bytearray(log.read_bytes())
+    flipped[20] ^= 0xFF  # inside the first record, three good ones after it
+    log.write_bytes(bytes(flipped))
+    with pytest.raises(ValueError, match="log record at byte 0 is damaged"):
+        FaissStore(index=INDEX, path=tmp_path)
+
+
+def test_snapshot_every_n_writes_empties_the_log(tmp_path):
+    store = FaissStore(index=INDEX, path=tmp_path, autosave=True, snapshot_every=5)
+    generations = set()
+    for i in range(12):
+        store.put(("u",), f"k{i}", {"text": f"write {i}"})
+        generations.add(json.loads((tmp_path / "manifest.json").read_text())["generation"])
+    assert len(generations) == 3 and store._log_ops == 2  # snapshots after writes 5 and 10
+    assert len(list(tmp_path.glob("log-*.wal"))) == 1  # old logs removed with their snapshot
+    assert len(FaissStore(index=INDEX, path=tmp_path)) == 12
