@@ -840,27 +840,11 @@ class FaissStore(BaseStore):
         elif selector is None:
             reachable = total - len(self._tombstones) if accept is None else total
         # One hit more than needed: if it scores below the need-th, no tie was cut off.
-        k = min(
-            total,
-            int(need / max(fraction, 1e-9))
-            + 1
-            + (len(self._tombstones) if selector is None else 0),
-        )
+        skipped = len(self._tombstones) if selector is None else 0
+        k = min(total, int(need / max(fraction, 1e-9)) + 1 + skipped)
         query = qvec.reshape(1, -1)
-        fetch = RERANK if self._floats is not None else 1
         while True:
-            if self.index_type != "flat":
-                params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k * fetch))
-                if selector is not None:
-                    params.sel = selector
-            else:
-                params = faiss.SearchParameters(sel=selector) if selector is not None else None
-            scores, ids = self._index.search(query, k * fetch, params=params)
-            if fetch > 1:  # re-score the quantised candidates exactly, keep the best k
-                ids = ids[:, ids[0] >= 0]
-                scores = (self._vectors(ids[0]) @ qvec)[None, :]
-                order = np.argsort(-scores[0], kind="stable")[:k]
-                scores, ids = scores[:, order], ids[:, order]
+            scores, ids = self._faiss_search(query, k, selector)
             out.clear()
             seen.clear()
             collect(scores[0].tolist(), ids[0].tolist())
@@ -877,6 +861,23 @@ class FaissStore(BaseStore):
         rank, seq = self._ns_rank, self._seq
         out.sort(key=lambda hit: (-hit[0], rank[hit[1][0]], seq[hit[1]]))
         return out[:need]
+
+    def _faiss_search(self, query: np.ndarray, k: int, selector: Any) -> tuple:
+        """FAISS's top k (hnsw_sq: RERANK * k candidates re-scored with the float32 vectors)."""
+        fetch = RERANK if self._floats is not None else 1
+        if self.index_type != "flat":
+            params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k * fetch))
+            if selector is not None:
+                params.sel = selector
+        else:
+            params = faiss.SearchParameters(sel=selector) if selector is not None else None
+        scores, ids = self._index.search(query, k * fetch, params=params)
+        if fetch > 1:
+            ids = ids[:, ids[0] >= 0]
+            scores = (self._vectors(ids[0]) @ query[0])[None, :]
+            order = np.argsort(-scores[0], kind="stable")[:k]
+            scores, ids = scores[:, order], ids[:, order]
+        return scores, ids
 
     # Persistence
 
