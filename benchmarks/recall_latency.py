@@ -277,8 +277,10 @@ def run_one(kind: str, n: int, n_queries: int, seed: int = 0) -> list[dict]:
 
 
 def queries_for(kind: str, n: int, n_queries: int) -> int:
-    # InMemoryStore takes seconds per query at 100k: 20 queries there, the full count elsewhere.
-    return min(n_queries, 20) if kind == "inmemory" and n >= 100_000 else n_queries
+    # InMemoryStore takes seconds per query at 100k, SQLite half a second at 10k: fewer there.
+    if kind in ("inmemory", "sqlite", "postgres") and n >= 100_000:
+        return min(n_queries, 20)
+    return min(n_queries, 50) if kind in ("sqlite", "postgres") and n >= 10_000 else n_queries
 
 
 def run_subprocess(kind: str, n: int, n_queries: int) -> list[dict]:
