@@ -840,11 +840,8 @@ class FaissStore(BaseStore):
         elif selector is None:
             reachable = total - len(self._tombstones) if accept is None else total
         # One hit more than needed: if it scores below the need-th, no tie was cut off.
-        skipped = (
-            len(self._tombstones) if selector is None else 0
-        )  # a selector sees only the subset
-        share = fraction if accept is not None else 1.0
-        k = min(total, int(need / max(share, 1e-9)) + 1 + skipped)
+        skipped = len(self._tombstones) if selector is None else 0  # selectors skip them
+        k = min(total, int(need / max(fraction, 1e-9)) + 1 + skipped)
         query = qvec.reshape(1, -1)
         while True:
             scores, ids = self._faiss_search(query, k, selector)
