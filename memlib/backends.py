@@ -8,7 +8,7 @@ does not change:
 | URL | checkpointer | store |
 |---|---|---|
 | `memory://` | `InMemorySaver` | `InMemoryStore` |
-| `faiss:///dir` | `SqliteSaver` on `dir/checkpoints.sqlite` | `FaissStore` on `dir/store`, autosaved |
+| `faiss:///dir` | `SqliteSaver` on `dir/checkpoints.sqlite` | `FaissStore` on `dir/store`, every write logged and fsynced |
 | `sqlite:///path` | `SqliteSaver` / `AsyncSqliteSaver` | `SqliteStore` / `AsyncSqliteStore`, sqlite-vec |
 | `postgresql://...` | `PostgresSaver` / `AsyncPostgresSaver` | `PostgresStore` / `AsyncPostgresStore`, pgvector |
 

@@ -14,41 +14,46 @@ It works anywhere a store is accepted: `graph.compile(store=...)`, LangMem's too
 Vectors are scaled by their largest component, L2-normalised (so 1e300 or 1e-300 components
 neither overflow nor vanish) and searched by inner product. The default index is exact
 (`faiss.IndexFlatIP` inside `faiss.IndexIDMap2`). `index_type="hnsw"` uses `faiss.IndexHNSWFlat`
-(approximate, fast on large stores; `hnsw_m`, `ef_construction`, `ef_search`). HNSW cannot remove
-vectors, so deleting or updating an item marks its old vector ids as tombstones, which searches
-skip; once tombstones exceed `rebuild_fraction` of the index, the index is rebuilt from the live
-vectors (also on demand with `compact()`). Searches restricted by namespace prefix or filter to at
-most `exact_threshold` vectors are scored exactly with numpy, whatever the index type.
+(approximate, fast on large stores; `hnsw_m`, `ef_construction`, `ef_search`); `"hnsw_sq"` uses
+`faiss.IndexHNSWSQ`, HNSW over vectors quantised to 8 bits per component (a quarter of float32),
+keeps the float32 vectors in `vectors.f32` beside the index (memory-mapped, read only for
+candidates) and re-scores RERANK candidates per result with them: exact scores, for a million
+items. HNSW cannot remove vectors, so deleting or updating an item marks its old vector ids as
+tombstones, which searches skip; once tombstones exceed `rebuild_fraction` of the index, the index
+is rebuilt from the live vectors (also on demand with `compact()`). Searches restricted by
+namespace prefix or filter to at most `exact_threshold` vectors are scored exactly with numpy;
+larger namespaces are searched in FAISS through an `IDSelector`, kept until a write there.
 
 Example::
 
     store = FaissStore(index={"dims": 384, "embed": MiniLMEmbeddings(), "fields": ["text"]},
-                       path="build/memories")          # reopens the directory if it was saved
-    store.put(("memories", "ana"), "m1", {"text": "Ana's dog is called Rex"})
+                       path="build/memories", autosave=True)  # reopens the directory if saved
+    store.put(("memories", "ana"), "m1", {"text": "Ana's dog is called Rex"})  # durable now
     store.search(("memories", "ana"), query="pet name", limit=3)
-    store.save()
 
 Durability and concurrency, exactly:
-- `save()` writes the item table (UTF-8 JSON) and the FAISS index as new generation files, fsyncs
-  them, then atomically replaces `manifest.json`, which names the current pair, and fsyncs the
-  directory. A crash or SIGKILL at any point leaves the previous save or the new one, complete.
-  Files of older generations and temporary files of interrupted saves are deleted by the next
-  save, and when a store is opened on a directory no writer holds.
-- Opening a directory reads the generation the manifest names; if a save in another process
-  replaces it mid-read, the reader reads the manifest again, so it gets the old or the new
-  complete state, never an error or a mix. Readers do not take the writer lock, except for a
-  moment on open to clean up, and a writer waits that moment out (up to LOCK_WAIT seconds).
-- One writer per directory: the first `save()` (or autosaved write) takes an exclusive
-  `fcntl.flock` on `writer.lock` and holds it until `close()` (or the `with` block ends, or the
-  process exits, even by SIGKILL). Another store, in this process or another, that tries to save
-  there meanwhile gets `StoreConflictError` naming the holder's pid; its writes are not merged.
-  A store also refuses (`StoreConflictError`) to save over a generation another store wrote
-  after it opened the directory, even once that writer closed: reopen and write again.
-- `autosave=True` saves after every batch that writes; a write is acknowledged (the call returns)
-  only after its save switched the manifest. If the save fails (disk full, lock held by another
-  writer), the call raises and the store is rolled back to the state before the batch: memory
-  equals the last durable save. Each save rewrites the whole directory, so autosave suits the
-  small stores of the notebooks; large stores should call `save()` themselves.
+- A directory holds a snapshot (item table as UTF-8 JSON, FAISS index) and the write-ahead log
+  written since it; `manifest.json` names the three. `autosave=True` appends each batch that
+  writes to the log as one record (length, CRC-32, the writes and their vectors) and fdatasyncs
+  it before applying it in memory: a write is acknowledged (the call returns) only once durable,
+  and if the append fails the call raises with nothing changed. The log grows in zero-filled
+  chunks, so an append overwrites and costs one flush. Every `snapshot_every` logged writes, and
+  on `save()`, a new snapshot and an empty log are written and fsynced, then `manifest.json` is
+  replaced atomically and the directory fsynced: a crash or SIGKILL at any point leaves the old
+  snapshot with its complete log, or the new one. Older files and temporary files of interrupted
+  snapshots are deleted by the next snapshot, and on open when no writer holds the directory.
+- Opening reads the snapshot and replays the log; a torn last record (a writer killed mid-append,
+  so never acknowledged) is dropped, and the next writer overwrites it; a damaged record followed
+  by good ones raises ValueError. If a snapshot in another process replaces the files mid-read,
+  the reader reads the manifest again: it gets a complete state, never an error or a mix. Readers
+  do not take the writer lock, except for a moment on open to clean up, and a writer waits that
+  moment out (up to LOCK_WAIT seconds).
+- One writer per directory: the first write or `save()` takes an exclusive `fcntl.flock` on
+  `writer.lock` and holds it until `close()` (or the `with` block ends, or the process exits,
+  even by SIGKILL). Another store, in this process or another, that tries to write there
+  meanwhile gets `StoreConflictError` naming the holder's pid; its writes are not merged. A store
+  also refuses (`StoreConflictError`) to write after another store wrote there since it opened
+  the directory, even once that writer closed: reopen and write again.
 - Within one process a lock serialises mutations and reads, so one store can be shared between
   threads.
 
@@ -76,11 +81,15 @@ import asyncio
 import fcntl
 import json
 import math
+import mmap
 import os
 import secrets
+import struct
 import tempfile
 import threading
 import time
+import warnings
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -111,12 +120,15 @@ from memlib.checks import check_int, check_number, check_str
 
 __all__ = ["FaissStore", "StoreConflictError"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 1: snapshots only; 2 adds the write-ahead log (format 1 still opens)
 LOCK_NAME = "writer.lock"
 LOCK_WAIT = 0.2  # seconds a writer waits out a lock held only to clean up on open
 LOAD_RETRIES = 50  # times a reader re-reads the manifest when a save replaced it mid-read
 _OPERATORS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
-_INDEX_TYPES = ("flat", "hnsw")
+_INDEX_TYPES = ("flat", "hnsw", "hnsw_sq")
+_RECORD = struct.Struct("<II")  # a log record's header: payload length, CRC-32 of the payload
+LOG_CHUNK = 1 << 20  # the log grows by this many zero bytes at a time, so appends overwrite
+RERANK = 4  # hnsw_sq: candidates fetched per result, then re-scored with the float32 vectors
 
 NsKey = tuple[tuple[str, ...], str]
 
@@ -275,6 +287,7 @@ class FaissStore(BaseStore):
         exact_threshold: int = 4096,
         path: str | os.PathLike | None = None,
         autosave: bool = False,
+        snapshot_every: int = 10_000,
     ) -> None:
         if check_str(index_type, "index_type") not in _INDEX_TYPES:
             raise ValueError(f"index_type must be one of {_INDEX_TYPES}, got {index_type!r}")
@@ -283,6 +296,7 @@ class FaissStore(BaseStore):
             ("ef_construction", ef_construction, 1),
             ("ef_search", ef_search, 1),
             ("exact_threshold", exact_threshold, 0),
+            ("snapshot_every", snapshot_every, 1),
         ):
             check_int(v, name, minimum=lo)
         if not 0 < check_number(rebuild_fraction, "rebuild_fraction") <= 1:
@@ -303,6 +317,7 @@ class FaissStore(BaseStore):
         self.exact_threshold = exact_threshold
         self.path = Path(path) if path is not None else None
         self.autosave = autosave
+        self.snapshot_every = snapshot_every
         self._lock = threading.RLock()
 
         self.index_config: dict | None = None
@@ -324,8 +339,15 @@ class FaissStore(BaseStore):
         self._seq: dict[NsKey, int] = {}
         self._next_seq = 0
         self._index = self._new_index() if self.dims else None
+        self._floats: Any = b"" if index_type == "hnsw_sq" and self.dims else None  # mmap
+        self._floats_file: int | None = None
+        self._selectors: dict[tuple[str, ...], tuple[Any, int]] = {}  # prefix -> IDSelector, size
         self._locks: dict[Path, int] = {}  # directory -> descriptor holding its writer lock
         self._generation: str | None = None  # the save of self.path this store continues from
+        self._log_name: str | None = None  # the write-ahead log after that save
+        self._log_size = self._log_ops = 0  # bytes and writes of it applied here
+        self._log_fd: int | None = None
+        self._log_end = 0  # bytes of the log file, written zeros past _log_size
 
         if self.path is not None and (self.path / "manifest.json").exists():
             self._load(self.path)
@@ -356,12 +378,16 @@ class FaissStore(BaseStore):
         self._fields = [(p, p if p == "$" else tokenize_path(p)) for p in fields]
 
     def _new_index(self) -> faiss.Index:
-        if self.index_type == "hnsw":
-            base = faiss.IndexHNSWFlat(self.dims, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-            base.hnsw.efConstruction = self.ef_construction
-            base.hnsw.efSearch = self.ef_search
+        if self.index_type == "flat":
+            return faiss.IndexIDMap2(faiss.IndexFlatIP(self.dims))
+        if self.index_type == "hnsw_sq":  # 8 bits per component over [-1, 1]: unit vectors fit
+            sq8 = faiss.ScalarQuantizer.QT_8bit
+            base = faiss.IndexHNSWSQ(self.dims, sq8, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            base.train(np.array([[-1.0] * self.dims, [1.0] * self.dims], dtype=np.float32))
         else:
-            base = faiss.IndexFlatIP(self.dims)
+            base = faiss.IndexHNSWFlat(self.dims, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        base.hnsw.efConstruction = self.ef_construction
+        base.hnsw.efSearch = self.ef_search
         return faiss.IndexIDMap2(base)
 
     def __len__(self) -> int:
@@ -542,42 +568,9 @@ class FaissStore(BaseStore):
                     results[i] = self._search(op, qmap.get(op.query) if op.query else None)
                 else:
                     results[i] = self._list_namespaces(op)
-            if plan.puts and not self.autosave:
-                self._apply_puts(plan, doc_vecs)
-                self._maybe_rebuild()
-            elif plan.puts:
-                before, generation = self._state(), self._generation
-                self._index = faiss.clone_index(self._index) if self._index is not None else None
-                try:
-                    self._apply_puts(plan, doc_vecs)
-                    self.save()
-                except BaseException:
-                    if self._generation == generation:  # not saved: the write did not happen
-                        self._restore(before)
-                    raise
-                self._maybe_rebuild()
+            if plan.puts:
+                self._write(plan, doc_vecs)
         return results
-
-    _STATE = (
-        "_data", "_vec_ids", "_owner", "_tombstones", "_next_id", "_n_unindexed",
-        "_ns_nvec", "_ns_rank", "_seq", "_next_seq", "_index",
-    )  # fmt: skip
-
-    def _state(self) -> dict:
-        """Copies of everything a batch changes, but the FAISS index (the batch edits a clone)."""
-        state = {}
-        for name in self._STATE:
-            v = getattr(self, name)
-            if name == "_data":
-                v = {ns: dict(items) for ns, items in v.items()}
-            elif isinstance(v, (dict, set)):
-                v = v.copy()
-            state[name] = v
-        return state
-
-    def _restore(self, state: dict) -> None:
-        for name, v in state.items():
-            setattr(self, name, v)
 
     @staticmethod
     def _copy_item(item: Item, score: float | None = None, search: bool = False) -> Item:
@@ -598,34 +591,44 @@ class FaissStore(BaseStore):
             updated_at=item.updated_at,
         )
 
-    def _apply_puts(self, plan: _Plan, doc_vecs: np.ndarray | None) -> None:
+    def _write(self, plan: _Plan, doc_vecs: np.ndarray | None) -> None:
+        """Give the batch's vectors ids, log it (durable stores), then apply it in memory."""
         row_of = {t: j for j, t in enumerate(plan.texts)}
-        now = datetime.now(timezone.utc)
-        new_ids: dict[NsKey, dict[str, int]] = {}
-        add_rows, add_ids, old_ids = [], [], []
-        next_id = self._next_id
-        for nk, value in plan.puts.items():
-            old_ids.extend(self._vec_ids.get(nk, {}).values())
-            if value is None:
-                continue
+        ops, rows, next_id = [], [], self._next_id
+        for (ns, key), value in plan.puts.items():
             ids = {}
-            for path, text in plan.put_texts.get(nk, []):
-                ids[path] = next_id
-                add_rows.append(row_of[text])
-                add_ids.append(next_id)
-                next_id += 1
-            new_ids[nk] = ids
-        # FAISS first: if adding fails, nothing has changed yet.
-        if add_ids:
-            self._index.add_with_ids(doc_vecs[add_rows], np.asarray(add_ids, dtype=np.int64))
-        self._next_id = next_id
+            for path, text in plan.put_texts.get((ns, key), []) if value is not None else ():
+                ids[path], next_id = next_id, next_id + 1
+                rows.append(row_of[text])
+            ops.append((ns, key, value, ids))
+        vecs = doc_vecs[rows] if rows else None
+        now = datetime.now(timezone.utc)
+        if self.autosave:
+            self._log_append(ops, vecs, now)  # raises before anything changed in memory
+        self._apply(ops, vecs, now)
+        if self.autosave and self._log_ops >= self.snapshot_every:
+            try:
+                self.save()
+            except Exception as exc:  # the write is durable in the log; snapshot again later
+                warnings.warn(f"FaissStore snapshot failed, log kept: {exc!r}", stacklevel=3)
+
+    def _apply(self, ops: list, vecs: np.ndarray | None, now: datetime) -> None:
+        """Apply logged writes [(namespace, key, value or None, {field path: vector id})]."""
+        add_ids = np.asarray([v for *_, ids in ops for v in ids.values()], dtype=np.int64)
+        old_ids = [v for ns, key, *_ in ops for v in self._vec_ids.get((ns, key), {}).values()]
+        if len(add_ids):  # FAISS first: if adding fails, nothing has changed yet
+            self._index.add_with_ids(vecs, add_ids)
+            if self._floats is not None:
+                os.pwrite(self._floats_fd(), vecs.tobytes(), int(add_ids[0]) * vecs[0].nbytes)
+            self._next_id = max(self._next_id, int(add_ids.max()) + 1)
         if old_ids:
-            if self.index_type == "hnsw":
+            if self.index_type != "flat":
                 self._tombstones.update(old_ids)
             else:
                 self._index.remove_ids(np.asarray(old_ids, dtype=np.int64))
-        for nk, value in plan.puts.items():
-            ns, key = nk
+        for ns, key, value, ids in ops:
+            nk = (ns, key)
+            self._selectors = {p: s for p, s in self._selectors.items() if ns[: len(p)] != p}
             old_vids = self._vec_ids.pop(nk, None)
             if old_vids:
                 self._ns_nvec[ns] -= len(old_vids)
@@ -646,14 +649,10 @@ class FaissStore(BaseStore):
             if old is None:
                 self._seq[nk] = self._next_seq
                 self._next_seq += 1
+            created = old.created_at if old is not None else now
             items[key] = Item(
-                value=value,
-                key=key,
-                namespace=ns,
-                created_at=old.created_at if old is not None else now,
-                updated_at=now,
+                value=value, key=key, namespace=ns, created_at=created, updated_at=now
             )
-            ids = new_ids[nk]
             if ids:
                 self._vec_ids[nk] = ids
                 self._ns_nvec[ns] = self._ns_nvec.get(ns, 0) + len(ids)
@@ -661,17 +660,38 @@ class FaissStore(BaseStore):
                     self._owner[vid] = nk
             else:
                 self._n_unindexed += 1
+        self._maybe_rebuild()
 
     def _maybe_rebuild(self) -> None:
         if self._tombstones and len(self._tombstones) > self.rebuild_fraction * self._index.ntotal:
             self._rebuild()
+
+    def _vectors(self, ids: np.ndarray) -> np.ndarray:
+        """Float32 rows of these vector ids: from the index, or from the float file (hnsw_sq)."""
+        if self._floats is None:
+            return self._index.reconstruct_batch(ids)
+        if len(ids) and (int(ids.max()) + 1) * self.dims * 4 > len(self._floats):
+            self._floats = mmap.mmap(self._floats_fd(), 0, prot=mmap.PROT_READ)
+        return np.frombuffer(self._floats, dtype=np.float32).reshape(-1, self.dims)[ids]
+
+    def _floats_fd(self) -> int:
+        """The float32 vectors of an hnsw_sq store, row i = vector id i, in a file beside it."""
+        if self._floats_file is None:
+            if self.path is None:
+                fd, name = tempfile.mkstemp(prefix="faiss-floats-")
+                os.unlink(name)  # lives as long as the descriptor
+            else:
+                self.path.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.path / "vectors.f32", os.O_RDWR | os.O_CREAT, 0o644)
+            self._floats_file = fd
+        return self._floats_file
 
     def _rebuild(self) -> None:
         """Rebuild the FAISS index from live vectors, dropping tombstones."""
         live = np.fromiter(self._owner.keys(), dtype=np.int64, count=len(self._owner))
         fresh = self._new_index()
         if len(live):
-            fresh.add_with_ids(self._index.reconstruct_batch(live), live)
+            fresh.add_with_ids(self._vectors(live), live)
         self._index = fresh
         self._tombstones.clear()
 
@@ -720,7 +740,7 @@ class FaissStore(BaseStore):
         need = offset + limit
         scoreless: list[Item] | None = None
         subset: list[int] | None = None
-        accept = None
+        accept = selector = None
         fraction = 1.0
         if filt:  # filters run in Python over the candidate items
             subset, scoreless = [], []
@@ -737,15 +757,20 @@ class FaissStore(BaseStore):
             if m < len(self._owner):
                 fraction = m / max(1, len(self._owner))
                 if m <= self.exact_threshold or fraction < 0.25:
-                    subset = [
-                        vid
-                        for ns in matching
-                        for key in self._data[ns]
-                        for vid in self._vec_ids.get((ns, key), {}).values()
-                    ]
+                    selector = self._selectors.get(prefix)
+                    if selector is None:
+                        subset = [
+                            vid
+                            for ns in matching
+                            for key in self._data[ns]
+                            for vid in self._vec_ids.get((ns, key), {}).values()
+                        ]
+                    if selector is None and m > self.exact_threshold:  # kept until a write here
+                        selector = (faiss.IDSelectorBatch(np.asarray(subset, dtype=np.int64)), m)
+                        self._selectors[prefix], subset = selector, None
                 else:  # most vectors qualify: search everything, drop the others
                     accept = set(matching)
-        ranked = self._rank(qvec, need, subset, accept, fraction)
+        ranked = self._rank(qvec, need, subset, accept, fraction, selector)
         out = [
             self._copy_item(self._data[ns][key], score, search=True)
             for score, (ns, key) in ranked[offset:need]
@@ -774,13 +799,14 @@ class FaissStore(BaseStore):
         subset: list[int] | None = None,
         accept: set | None = None,
         fraction: float = 1.0,
+        selector: tuple | None = None,
     ) -> list:
         """Top `need` items by max inner product over their vectors: [(score, (ns, key))].
 
         Equal scores keep listing order, on every path, so pages through ties neither repeat nor
         skip items. subset: the only vector ids allowed, in listing order (exact numpy if small,
-        else a FAISS IDSelector); accept: the only namespaces allowed, checked after an
-        over-fetching FAISS search.
+        else a FAISS IDSelector); selector: (an IDSelector, its size) for the same, built before;
+        accept: the only namespaces allowed, checked after an over-fetching FAISS search.
         """
         if need <= 0 or not self._owner or (subset is not None and not subset):
             return []
@@ -801,32 +827,24 @@ class FaissStore(BaseStore):
 
         if subset is not None and len(subset) <= self.exact_threshold:
             ids = np.asarray(subset, dtype=np.int64)
-            scores = self._index.reconstruct_batch(ids) @ qvec
+            scores = self._vectors(ids) @ qvec
             order = np.argsort(-scores, kind="stable")  # ties stay in listing order
             collect(scores[order].tolist(), ids[order].tolist(), stop=need)
             return out
 
         total = self._index.ntotal
-        selector = None
+        selector, reachable = selector or (None, 0)
         if subset is not None:
             selector = faiss.IDSelectorBatch(np.asarray(subset, dtype=np.int64))
             reachable = len(subset)
-        else:
+        elif selector is None:
             reachable = total - len(self._tombstones) if accept is None else total
         # One hit more than needed: if it scores below the need-th, no tie was cut off.
-        k = min(
-            total,
-            int(need / max(fraction, 1e-9)) + 1 + (len(self._tombstones) if subset is None else 0),
-        )
+        skipped = len(self._tombstones) if selector is None else 0  # selectors skip them
+        k = min(total, int(need / max(fraction, 1e-9)) + 1 + skipped)
         query = qvec.reshape(1, -1)
         while True:
-            if self.index_type == "hnsw":
-                params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k))
-                if selector is not None:
-                    params.sel = selector
-            else:
-                params = faiss.SearchParameters(sel=selector) if selector is not None else None
-            scores, ids = self._index.search(query, k, params=params)
+            scores, ids = self._faiss_search(query, k, selector)
             out.clear()
             seen.clear()
             collect(scores[0].tolist(), ids[0].tolist())
@@ -843,6 +861,23 @@ class FaissStore(BaseStore):
         rank, seq = self._ns_rank, self._seq
         out.sort(key=lambda hit: (-hit[0], rank[hit[1][0]], seq[hit[1]]))
         return out[:need]
+
+    def _faiss_search(self, query: np.ndarray, k: int, selector: Any) -> tuple:
+        """FAISS's top k (hnsw_sq: RERANK * k candidates re-scored with the float32 vectors)."""
+        fetch = RERANK if self._floats is not None else 1
+        if self.index_type != "flat":
+            params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k * fetch))
+            if selector is not None:
+                params.sel = selector
+        else:
+            params = faiss.SearchParameters(sel=selector) if selector is not None else None
+        scores, ids = self._index.search(query, k * fetch, params=params)
+        if fetch > 1:
+            ids = ids[:, ids[0] >= 0]
+            scores = (self._vectors(ids[0]) @ query[0])[None, :]
+            order = np.argsort(-scores[0], kind="stable")[:k]
+            scores, ids = scores[:, order], ids[:, order]
+        return scores, ids
 
     # Persistence
 
@@ -888,6 +923,8 @@ class FaissStore(BaseStore):
         """Release the directory locks this store holds; the store stays usable in memory."""
         with self._lock:
             locks, self._locks = self._locks, {}
+            if self._log_fd is not None:
+                locks[None], self._log_fd = self._log_fd, None
             for fd in locks.values():
                 os.close(fd)  # closing the descriptor releases its flock
 
@@ -898,37 +935,84 @@ class FaissStore(BaseStore):
         self.close()
 
     def __del__(self) -> None:
-        for fd in getattr(self, "_locks", {}).values():
+        fds = [*getattr(self, "_locks", {}).values(), getattr(self, "_log_fd", None)]
+        for fd in (*fds, getattr(self, "_floats_file", None)):
+            if fd is None:
+                continue
             try:
                 os.close(fd)
             except OSError:
                 pass
 
+    def _claim(self) -> None:
+        """Hold self.path's writer lock, refusing if another store wrote there since we read it."""
+        where = self.path.resolve()
+        fresh = where not in self._locks
+        self._acquire(self.path)
+        if not fresh:  # held since our last check: nobody else can have written
+            return
+        on_disk, newer = _read_generation(self.path), b""
+        if on_disk == self._generation and self._log_name is not None:
+            with open(self.path / self._log_name, "rb") as f:
+                f.seek(self._log_size)
+                newer = f.read()
+        if on_disk != self._generation or _read_log(newer, self.path)[0]:
+            os.close(self._locks.pop(where))  # a stale store does not keep other writers out
+            raise StoreConflictError(
+                f"{str(self.path)!r} was saved by another FaissStore since this one opened it "
+                f"(generation {on_disk} on disk, {self._generation} here); saving would "
+                "drop its writes. Reopen the directory and apply your writes again"
+            )
+
+    def _log_append(self, ops: list, vecs: np.ndarray | None, now: datetime) -> None:
+        """Append one batch to the write-ahead log and fsync it: the write is then durable."""
+        if self._log_fd is None:
+            if self._log_name is None:  # nothing saved here yet: start with an empty snapshot
+                self.save()
+            self._claim()
+            fd = os.open(self.path / self._log_name, os.O_WRONLY)
+            os.ftruncate(fd, self._log_size)  # drop a torn record a killed writer left
+            self._log_fd, self._log_end = fd, self._log_size
+        doc = {"t": now.isoformat(), "ops": [[list(ns), k, v, ids] for ns, k, v, ids in ops]}
+        body = json.dumps(doc, ensure_ascii=False).encode("utf-8")
+        payload = struct.pack("<I", len(body)) + body + (b"" if vecs is None else vecs.tobytes())
+        record = _RECORD.pack(len(payload), zlib.crc32(payload)) + payload
+        try:
+            if self._log_size + len(record) > self._log_end:  # zeros ahead: appends overwrite
+                grow = max(LOG_CHUNK, len(record))
+                os.pwrite(self._log_fd, bytes(grow), self._log_end)
+                os.fsync(self._log_fd)
+                self._log_end += grow
+            if os.pwrite(self._log_fd, record, self._log_size) != len(record):
+                raise OSError(f"short write to {self._log_name}")
+            os.fdatasync(self._log_fd)  # the file's size is unchanged: data alone is enough
+        except BaseException:
+            try:  # leave no partial record behind; if even that fails, open will drop it
+                os.ftruncate(self._log_fd, self._log_size)
+                self._log_end = self._log_size
+            except OSError:
+                pass
+            raise
+        self._log_size += len(record)
+        self._log_ops += len(ops)
+
     def save(self, path: str | os.PathLike | None = None) -> Path:
-        """Write the index and item table to a directory, switching over atomically; return it.
+        """Write a snapshot (item table, FAISS index, empty log), switch to it atomically; return it.
 
         The first save takes the directory's writer lock (StoreConflictError if another store
         holds it) and keeps it until close(). Saving to the store's own path also refuses, with
-        StoreConflictError, when another store saved there since this one opened it.
+        StoreConflictError, when another store wrote there since this one opened it.
         """
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("save() needs a directory: pass path=... here or to FaissStore()")
         with self._lock:
             target.mkdir(parents=True, exist_ok=True)
-            fresh = target.resolve() not in self._locks
-            self._acquire(target)
             home = self._is_home(target)
             if home:
-                on_disk = _read_generation(target)
-                if on_disk != self._generation:
-                    if fresh:  # a stale store does not keep other writers out
-                        os.close(self._locks.pop(target.resolve()))
-                    raise StoreConflictError(
-                        f"{str(target)!r} was saved by another FaissStore since this one opened it "
-                        f"(generation {on_disk} on disk, {self._generation} here); saving would "
-                        "drop its writes. Reopen the directory and apply your writes again"
-                    )
+                self._claim()
+            else:
+                self._acquire(target)
             gen = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
             table = {
                 "next_id": self._next_id,
@@ -950,29 +1034,31 @@ class FaissStore(BaseStore):
                     for ns, items in self._data.items()
                 ],
             }
-            items_name = f"items-{gen}.json"
+            names = {"items": f"items-{gen}.json", "index": None, "log": f"log-{gen}.wal"}
             data = json.dumps(table, ensure_ascii=False).encode("utf-8")
-            _fsync_write(target / items_name, data)
-            index_name = None
+            _fsync_write(target / names["items"], data)
             if self._index is not None:
-                index_name = f"index-{gen}.faiss"
-                _fsync_write(target / index_name, faiss.serialize_index(self._index).tobytes())
-            manifest = {
-                "format": FORMAT_VERSION,
-                "generation": gen,
-                "config": self._config_doc(),
-                "items": items_name,
-                "index": index_name,
-            }
-            _fsync_write(target / "manifest.json", json.dumps(manifest, indent=1).encode("utf-8"))
-            if home:
-                self._generation = gen  # the switch is done: this save is the current state
+                names["index"] = f"index-{gen}.faiss"
+                _fsync_write(target / names["index"], faiss.serialize_index(self._index).tobytes())
+            _fsync_write(target / names["log"], b"")
+            if self._floats is not None and home:
+                os.fsync(self._floats_fd())
+            elif self._floats is not None:
+                rows = self._vectors(np.arange(self._next_id, dtype=np.int64))
+                _fsync_write(target / "vectors.f32", rows.tobytes())
+            manifest = {"format": FORMAT_VERSION, "generation": gen, "config": self._config_doc()}
+            _fsync_write(target / "manifest.json", json.dumps({**manifest, **names}).encode())
+            if home:  # the switch is done: this snapshot and its empty log are the current state
+                if self._log_fd is not None:
+                    os.close(self._log_fd)
+                self._generation, self._log_name, self._log_fd = gen, names["log"], None
+                self._log_size = self._log_ops = 0
             dir_fd = os.open(target, os.O_RDONLY)
             try:
                 os.fsync(dir_fd)
             finally:
                 os.close(dir_fd)
-            _remove_stale(target, {items_name, index_name})
+            _remove_stale(target, set(names.values()))
         return target
 
     @classmethod
@@ -997,13 +1083,13 @@ class FaissStore(BaseStore):
             keep: set[str | None] = set()
             if (path / "manifest.json").exists():
                 manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-                keep = {manifest.get("items"), manifest.get("index")}
+                keep = {manifest.get(name) for name in ("items", "index", "log")}
             _remove_stale(path, keep)
         finally:
             os.close(fd)
 
-    def _read_generation_files(self, path: Path) -> tuple[dict, dict, np.ndarray | None]:
-        """Manifest, item table and raw index of one complete generation.
+    def _read_generation_files(self, path: Path) -> tuple[dict, dict, np.ndarray | None, bytes]:
+        """Manifest, item table, raw index and log of one complete generation.
 
         A save running at the same time may replace the manifest and delete the files it named
         between our reads; then the manifest has moved on and we read the new generation.
@@ -1015,15 +1101,16 @@ class FaissStore(BaseStore):
                 raw = None
                 if manifest["index"] is not None:
                     raw = np.fromfile(path / manifest["index"], dtype=np.uint8)
-                return manifest, table, raw
+                log = (path / manifest["log"]).read_bytes() if manifest.get("log") else b""
+                return manifest, table, raw, log
             except FileNotFoundError:
                 if _read_generation(path) == manifest["generation"]:
                     raise  # not a concurrent save: the directory is damaged
         raise RuntimeError(f"{path}: the manifest changed {LOAD_RETRIES} times while reading it")
 
     def _load(self, path: Path) -> None:
-        manifest, table, raw = self._read_generation_files(path)
-        if manifest.get("format") != FORMAT_VERSION:
+        manifest, table, raw, log = self._read_generation_files(path)
+        if manifest.get("format") not in (1, FORMAT_VERSION):
             raise ValueError(f"{path}: unsupported format {manifest.get('format')!r}")
         config = manifest["config"]
         if config["dims"] is not None and self.dims is None:
@@ -1089,6 +1176,13 @@ class FaissStore(BaseStore):
         self._ns_rank = {ns: r for r, ns in enumerate(data)}
         self._index = index
         self._generation = manifest["generation"]
+        records, end = _read_log(log, path)
+        for doc, raw_vecs in records:  # replay the writes acknowledged since the snapshot
+            ops = [(tuple(ns), k, v, ids) for ns, k, v, ids in doc["ops"]]
+            vecs = np.frombuffer(raw_vecs, dtype=np.float32).reshape(-1, self.dims or 1)
+            self._apply(ops, vecs if len(vecs) else None, datetime.fromisoformat(doc["t"]))
+        self._log_name, self._log_size = manifest.get("log"), end
+        self._log_ops = sum(len(doc["ops"]) for doc, _ in records)
 
 
 def _read_generation(path: Path) -> str | None:
@@ -1100,9 +1194,31 @@ def _read_generation(path: Path) -> str | None:
     return json.loads(text)["generation"]
 
 
+def _read_log(data: bytes, where: Path) -> tuple[list[tuple[dict, bytes]], int]:
+    """The complete records of a log, [(writes, vector bytes)], and the offset where they end.
+
+    A torn last record (a writer killed mid-append, so never acknowledged) is left out; a bad
+    record followed by more data means the file is damaged: ValueError.
+    """
+    out, pos = [], 0
+    while pos + _RECORD.size <= len(data):
+        length, crc = _RECORD.unpack_from(data, pos)
+        end = pos + _RECORD.size + length
+        payload = data[pos + _RECORD.size : end]
+        if end > len(data) or length < 4 or zlib.crc32(payload) != crc:
+            if end < len(data) and any(data[end:]):
+                raise ValueError(f"{where}: log record at byte {pos} is damaged, and not the last")
+            break
+        n = struct.unpack_from("<I", payload)[0]
+        out.append((json.loads(payload[4 : 4 + n].decode("utf-8")), payload[4 + n :]))
+        pos = end
+    return out, pos
+
+
 def _remove_stale(path: Path, keep: set[str | None]) -> None:
     """Delete generation files the manifest does not name and temporary files of broken saves."""
-    stale = [*path.glob("items-*.json"), *path.glob("index-*.faiss"), *path.glob(".*.tmp")]
+    stale = [*path.glob("items-*.json"), *path.glob("index-*.faiss"), *path.glob("log-*.wal")]
+    stale += path.glob(".*.tmp")
     for old in stale:
         if old.name not in keep:
             try:

@@ -257,7 +257,7 @@ def test_bench_table_renders_recall_latency_from_json(bench_table, tmp_path):
     ]
     (tmp_path / "recall_latency.json").write_text(json.dumps(rows))
     text = bench_table.render("recall_latency", tmp_path)
-    assert "| FaissStore, exact | 1,000 | 0.100 | 0.200 | 100x | 1.000 | 6 |" in text
+    assert "| FaissStore, exact | 1,000 | all | 0.100 | 0.200 | 100x | 1.000 | 6 | - | - |" in text
 
 
 def test_bad_names_and_missing_results(bench_table, tmp_path):

@@ -55,6 +55,10 @@ def test_bad_input_FaissStore():
         FaissStore(index={**index, "fields": "text"})
     with pytest.raises(TypeError, match="path.*int: 3"):
         FaissStore(index=index, path=3)
+    with pytest.raises(ValueError, match="snapshot_every.*0"):
+        FaissStore(index=index, snapshot_every=0)
+    with pytest.raises(TypeError, match="snapshot_every"):
+        FaissStore(index=index, snapshot_every=2.5)
     store = FaissStore(index=index)
     with pytest.raises(TypeError, match="'ns'"):
         store.put("ns", "k", {"text": "a"})
@@ -297,7 +301,7 @@ def test_store_without_index(kind):
 # Scores and order agree with InMemoryStore
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
 def test_query_results_agree_with_inmemory(kind):
     ref, store = filled("inmemory"), filled(kind)
     for query in ["cats and dogs", "python", "france capital", "nothing matches zzz"]:
@@ -414,7 +418,7 @@ search_ops = st.tuples(
 )
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -695,7 +699,7 @@ def test_hnsw_tombstones_are_skipped_and_rebuilt():
     consistent(hnsw)
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
 def test_search_paths_past_exact_threshold_agree(kind):
     # exact_threshold=10 sends these searches through FAISS: a namespace post-filter when a
     # prefix holds most vectors, an IDSelector when it holds few or a value filter applies.
@@ -718,7 +722,7 @@ def test_search_paths_past_exact_threshold_agree(kind):
 # Persistence
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
 def test_save_and_reload_is_identical(kind, tmp_path):
     store = make(kind, path=tmp_path / "store")
     rng = np.random.default_rng(1)
@@ -802,9 +806,16 @@ def test_autosave(tmp_path):
     store = FaissStore(index=index, path=tmp_path, autosave=True)
     store.put(("u",), "a", {"text": "kept across restarts"})
     manifest = json.loads((tmp_path / "manifest.json").read_text())
-    assert manifest["format"] == 1 and manifest["config"]["dims"] == DIMS
+    assert manifest["format"] == 2 and manifest["config"]["dims"] == DIMS
+    snapshot = (tmp_path / manifest["items"]).read_bytes()
+    store.put(("u",), "b", {"text": "second write"})
+    # the write went to the log; the snapshot was not rewritten
+    assert json.loads((tmp_path / "manifest.json").read_text()) == manifest
+    assert (tmp_path / manifest["items"]).read_bytes() == snapshot
+    assert (tmp_path / manifest["log"]).stat().st_size > 0
     reopened = FaissStore(index=index, path=tmp_path)
     assert reopened.search(("u",), query="restarts")[0].key == "a"
+    assert reopened.get(("u",), "b").value == {"text": "second write"}
 
 
 # Threads
@@ -1160,7 +1171,7 @@ def test_infinite_vector_is_refused_naming_the_key():
     assert snapshot(store) == before
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
 def test_failed_autosave_rolls_the_write_back(kind, tmp_path, monkeypatch):
     import memlib.faiss_store as fs
 
@@ -1168,14 +1179,12 @@ def test_failed_autosave_rolls_the_write_back(kind, tmp_path, monkeypatch):
     store.put(("u",), "a", {"text": "alpha first"})
     store.put(("u",), "b", {"text": "beta first"})
     before = snapshot(store)
-    real = fs._fsync_write
 
-    def failing(path, data):
-        if path.name == "manifest.json":
-            raise OSError("disk full (simulated)")
-        real(path, data)
+    def failing(fd):
+        raise OSError("disk full (simulated)")
 
-    monkeypatch.setattr(fs, "_fsync_write", failing)
+    monkeypatch.setattr(fs.os, "fsync", failing)
+    monkeypatch.setattr(fs.os, "fdatasync", failing)
     for ops in (
         [PutOp(("u",), "c", {"text": "gamma"})],
         [PutOp(("u",), "a", {"text": "alpha changed"}), PutOp(("u",), "b", None)],
@@ -1186,11 +1195,14 @@ def test_failed_autosave_rolls_the_write_back(kind, tmp_path, monkeypatch):
         assert snapshot(store) == before, "a write that raised is still visible"
         assert store.list_namespaces() == [("u",)]
         consistent(store)
-    monkeypatch.setattr(fs, "_fsync_write", real)
+    monkeypatch.undo()
     assert snapshot(FaissStore(index=INDEX, index_type=kind, path=tmp_path)) == before
-    store.put(("u",), "c", {"text": "gamma"})  # the next save works and removes the debris
-    assert not list(tmp_path.glob(".*.tmp"))
-    assert len(list(tmp_path.glob("items-*.json"))) == 1
+    store.put(("u",), "c", {"text": "gamma"})  # the next write works
+    assert sorted(keys(FaissStore(index=INDEX, path=tmp_path, index_type=kind).search(("u",)))) == [
+        "a",
+        "b",
+        "c",
+    ]
 
 
 def test_stale_temporary_files_are_removed_on_open_and_save(tmp_path):
@@ -1376,3 +1388,42 @@ def test_range_filters_behave_as_the_docstring_says(kind):
     assert keys(store.search(("u",), filter={"when": {"$gt": 5}})) == ["c", "d"]
     doc = " ".join(fs.__doc__.split())
     assert "two strings, one of them not a number, compare alphabetically" in doc
+
+
+def test_torn_last_log_record_is_dropped_and_a_damaged_one_refused(tmp_path):
+    """A writer killed mid-append leaves part of a record: open drops it (length + CRC-32),
+    the next writer overwrites it; a bad record with good ones after it is an error."""
+    store = FaissStore(index=INDEX, path=tmp_path, autosave=True, snapshot_every=100)
+    for i in range(3):
+        store.put(("u",), f"k{i}", {"text": f"write {i}"})
+    log = tmp_path / json.loads((tmp_path / "manifest.json").read_text())["log"]
+    size = store._log_size
+    store.close()
+    data = log.read_bytes()[:size]
+    first = len(data) // 3  # the three records are about the same size
+    for torn in (data[-first:][:9], data[-first:][:-5]):  # a cut header; a cut payload
+        log.write_bytes(data + torn)
+        assert sorted(keys(FaissStore(index=INDEX, path=tmp_path).search(("u",)))) == [
+            "k0",
+            "k1",
+            "k2",
+        ]
+    with FaissStore(index=INDEX, path=tmp_path, autosave=True) as writer:
+        writer.put(("u",), "k3", {"text": "after the torn record"})
+    assert len(FaissStore(index=INDEX, path=tmp_path)) == 4
+    flipped = bytearray(log.read_bytes())
+    flipped[20] ^= 0xFF  # inside the first record, three good ones after it
+    log.write_bytes(bytes(flipped))
+    with pytest.raises(ValueError, match="log record at byte 0 is damaged"):
+        FaissStore(index=INDEX, path=tmp_path)
+
+
+def test_snapshot_every_n_writes_empties_the_log(tmp_path):
+    store = FaissStore(index=INDEX, path=tmp_path, autosave=True, snapshot_every=5)
+    generations = set()
+    for i in range(12):
+        store.put(("u",), f"k{i}", {"text": f"write {i}"})
+        generations.add(json.loads((tmp_path / "manifest.json").read_text())["generation"])
+    assert len(generations) == 3 and store._log_ops == 2  # snapshots after writes 5 and 10
+    assert len(list(tmp_path.glob("log-*.wal"))) == 1  # old logs removed with their snapshot
+    assert len(FaissStore(index=INDEX, path=tmp_path)) == 12

@@ -30,12 +30,21 @@ def test_dataset_is_clustered_unit_vectors(bench):
     assert (np.diff(np.take_along_axis(sims, truth, axis=1), axis=1) <= 1e-6).all()
 
 
-@pytest.mark.parametrize("kind", ["inmemory", "faiss_flat", "faiss_hnsw", "numpy"])
+@pytest.mark.parametrize(
+    "kind", ["inmemory", "faiss_flat", "faiss_hnsw", "faiss_hnsw_sq", "sqlite", "numpy"]
+)
 def test_run_one_at_tiny_n(bench, kind):
     rows = bench.run_one(kind, 500, 20)
     assert rows and all(FIELDS <= set(r) for r in rows)
-    by_store = {r["store"]: r for r in rows}
-    if kind == "faiss_hnsw":
+    by_store = {r["store"]: r for r in rows if r["scope"] == "all"}
+    ns = next(r for r in rows if r["scope"] == "namespace")
+    assert ns["recall_at_10"] >= 0.95, ns  # 50 items in the namespace: exact there
+    if kind.startswith("faiss"):  # durable puts timed, and the reopen found every item
+        assert rows[0]["put_ms_p50"] > 0 and rows[0]["reopen_s"] >= 0
+    if kind == "faiss_hnsw_sq":
+        assert set(by_store) == {"faiss_hnsw_sq", *(f"faiss_hnsw_sq_ef{e}" for e in (16, 32, 64))}
+        assert by_store["faiss_hnsw_sq"]["recall_at_10"] >= 0.95
+    elif kind == "faiss_hnsw":
         assert set(by_store) == {
             "faiss_hnsw",
             "faiss_hnsw_ef16",
