@@ -165,6 +165,8 @@ def _observe(run, case, name, counter, trace, ingest: _Ingest, bar) -> None:
 def refused_tokens(exc: BaseException) -> int | None:
     """The prompt's tokens if `exc` is a context-window refusal (`.code` "context_length_exceeded",
     from OfflineChatModel or ChatOpenAI), 0 if it does not say; None for any other error."""
+    if not isinstance(exc, BaseException):
+        raise TypeError(f"exc must be an exception, got {exc!r:.80}")
     if getattr(exc, "code", None) != "context_length_exceeded":
         return None
     found = re.search(r"resulted in (\d+) tokens", str(getattr(exc, "message", exc)))

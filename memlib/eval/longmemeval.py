@@ -64,7 +64,11 @@ def _session(sid: str, turns, when: datetime, source: str, where: str) -> tuple[
 
 def to_case(item: dict, where: str = "item") -> dict:
     """One LongMemEval question (a dict of its JSON fields) as a memlib.eval case."""
-    missing = [f for f in FIELDS if not isinstance(item, dict) or f not in item]
+    if not isinstance(where, str):
+        raise TypeError(f"where must be a str, got {where!r:.80}")
+    if not isinstance(item, dict):
+        raise TypeError(f"{where}: expected a JSON object, got {item!r:.80}")
+    missing = [f for f in FIELDS if f not in item]
     if missing:
         raise ValueError(f"{where}: missing LongMemEval field(s) {missing}")
     qid, kind = str(item["question_id"]), item["question_type"]
