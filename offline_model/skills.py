@@ -1120,7 +1120,6 @@ _INSTRUCTION_SENTENCE = re.compile(
 )
 _GREETING = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[\s!,.]*$", re.I)
 _THANKS = re.compile(r"^\s*(?:thanks|thank you|cheers|great|perfect|awesome|ok|okay)\b[^?]*$", re.I)
-_QUESTION_FILLER = {"prefer", "like", "love", "enjoy", "favourite", "favorite", "use", "preferred"}
 
 
 def user_facts(messages: Sequence[BaseMessage]) -> list[Statement]:
@@ -1213,8 +1212,8 @@ def _answer_about_user(question: str, predicate: str, facts: list[Statement]) ->
             return "I don't know anything about you yet - you haven't told me."
         return "Here is what I know about you: " + " ".join(_say(f) for f in latest.values())
     found = [f for f in facts if f.predicate == predicate]
-    if not found:
-        return None
+    if not found or predicate not in SINGLE_VALUED:  # several values: the latest two
+        return " ".join(dict.fromkeys(_say(f) for f in found[-2:])) or None
     if _asks_earlier(question):
         return _say_before(question, predicate, found)
     return _say(found[-1])  # the newer statement wins
@@ -1293,15 +1292,10 @@ _RELATIVE = re.compile(
 
 def _past_at(sentence: str, start: int) -> bool:
     """Whether the verb governing the word at character `start` is in the past tense."""
-    doc = _doc(sentence)
-    token = next((t for t in doc if t.idx >= start), None)
-    while token is not None and token.pos_ not in ("VERB", "AUX") and token.head is not token:
+    token = next(t for t in _doc(sentence) if t.idx >= start)
+    while token.pos_ not in ("VERB", "AUX") and token.head is not token:
         token = token.head
-    if token is None or token.pos_ not in ("VERB", "AUX"):
-        return any(t.tag_ == "VBD" for t in doc)
-    return token.tag_ in ("VBD", "VBN") or any(
-        c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD" for c in token.children
-    )
+    return token.tag_ in ("VBD", "VBN") or any(c.tag_ == "VBD" for c in token.children)
 
 
 def _resolve(m: re.Match, sentence: str, said: date) -> date:
@@ -1336,23 +1330,14 @@ def _dated(statement: Said) -> tuple[str, bool]:
     if days:
         shown = ", ".join(dict.fromkeys(_day(_resolve(m, text, statement.when)) for m in days))
         text = f"{text.rstrip(' .!')} ({shown})"
-    return text, bool(days or _RELATIVE.search(text) or _TIME_ENTITY.search(text))
+    return text, bool(days) or any(e.label_ == "DATE" for e in _doc(text).ents)
 
 
-_TIME_ENTITY = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b"
-    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
-    r"|\b\d{4}-\d{2}-\d{2}\b",
-    re.I,
-)
 _WANTS = (  # the kind of answer a question word asks for, and the entity labels that give it
     (re.compile(r"\bname\b|\bcalled\b", re.I), {"PERSON", "ORG", "PRODUCT", "WORK_OF_ART"}),
     (re.compile(r"^(?:who|whom|whose)\b", re.I), {"PERSON", "ORG", "NORP", "poss"}),
     (re.compile(r"^where\b", re.I), {"GPE", "LOC", "FAC", "ORG", "in", "at", "from", "to"}),
-    (
-        re.compile(r"^(?:when|what (?:time|day|date))\b|^how long ago\b", re.I),
-        {"DATE", "TIME"},
-    ),
+    (re.compile(r"^(?:when|what (?:time|day|date))\b|^how long ago\b", re.I), {"DATE", "TIME"}),
     (
         re.compile(r"^how (?:many|much|old|long|far|often|tall|heavy|big)\b", re.I),
         {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "DATE", "TIME", "ORDINAL"},
@@ -1376,7 +1361,6 @@ def _gives(sentence: str, labels: set[str], question: str) -> bool:
     found += [t.text for t in doc if t.pos_ == "PROPN" and "PERSON" in labels]
     if "DATE" in labels:
         found += [m.group(0) for m in _RELATIVE.finditer(sentence)]
-        found += [m.group(0) for m in _TIME_ENTITY.finditer(sentence)]
     if "CARDINAL" in labels:
         found += re.findall(
             r"\b\d[\d,.]*k?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|half|twice|once)\b",
@@ -1387,17 +1371,20 @@ def _gives(sentence: str, labels: set[str], question: str) -> bool:
 
 
 def _names_in(question: str) -> set[str]:
-    """Proper names the question asks about ("Kenji" in "What belt does Kenji have?")."""
-    return {t.text.lower() for t in _doc(question) if t.pos_ == "PROPN" and t.i > 0}
+    """Names the question asks about ("Kenji" in "What belt does Kenji have?"); not product
+    names written like code ("LangGraph", "FAISS")."""
+    return {
+        t.lower_
+        for t in _doc(question)
+        if t.pos_ == "PROPN" and t.i > 0 and not re.search(r"[a-z][A-Z]|^[A-Z]+$", t.text)
+    }
 
 
-_YOU = [
-    (r"\bi'm\b|\bim\b|\bi am\b", "you're"),
+_YOU = [  # the user's own words told back to them
+    (r"\bi'm\b|\bim\b|\bi am\b|\bwe're\b", "you're"),
     (r"\bi was\b", "you were"),
-    (r"\bwe're\b", "you're"),
-    (r"\bi(?='(?:ve|d|ll)\b)|\bi\b|\bwe\b", "you"),
+    (r"\bi(?='(?:ve|d|ll)\b)|\bi\b|\bwe\b|\bme\b", "you"),
     (r"\bmy\b|\bour\b", "your"),
-    (r"\bme\b", "you"),
     (r"\bmine\b", "yours"),
     (r"\bmyself\b", "yourself"),
 ]
@@ -1518,7 +1505,7 @@ def _parts(question: str) -> list[str]:
 def _answer_part(q: str, before: str, facts: list[Statement], statements: list[Said]) -> str:
     """One question answered: a profile slot from the facts, else from context statements, else
     "I don't know". A pronoun ("how old are they?") reads with the question `before` it."""
-    slots = [p for p, _ in ask_about_all(q) if p == "all" or p in SINGLE_VALUED]
+    slots = [p for p, _ in ask_about_all(q) if p in PREDICATE_LABELS or p == "all"]
     known = [r for r in (_answer_about_user(q, p, facts) for p in slots) if r]
     if slots and len(known) == len(slots):
         return " ".join(known)
@@ -1711,11 +1698,19 @@ def _answer(request: Request) -> str:
             return "Done - I've deleted that from memory."
         return "Understood - I'll treat that as no longer true."
     names = [f.value for f in extract_facts(question, True) if f.predicate == "name"]
-    saved = _saved_to_memory(messages[i + 1 :])
-    if names:
-        return f"Nice to meet you, {names[-1]}!" + (" I've saved that to memory." if saved else "")
-    if saved:
-        return "Got it - I've saved that to memory."
+    told = [  # the user's own sentences that state something, told back ("you work at X")
+        _to_you(_LEADING_COURTESY.sub("", s)).rstrip(".!")
+        for s in split_sentences(question)
+        if any(f.predicate != "name" for f in extract_facts(s, True))
+    ]
+    parts = [f"Nice to meet you, {names[-1]}!"] if names else []
+    parts += [f"Noted: {'; '.join(told)}."] if told else []
+    if _saved_to_memory(messages[i + 1 :]):
+        parts.append(
+            "I've saved that to memory." if parts else "Got it - I've saved that to memory."
+        )
+    if parts:
+        return " ".join(parts)
     if _GREETING.match(question):
         return "Hello! How can I help?"
     if _THANKS.match(question):

@@ -198,14 +198,14 @@ def test_answer_picks_the_sentence_about_what_is_asked():
     assert "50 minutes" in out and "14 GB" not in out, out
 
 
-def test_context_lead_in_once_with_citations():
+def test_context_answer_without_a_lead_in_keeps_citations():
     system = SystemMessage(
         "Answer from these documents.\n"
         "[kb-7] The Oslo office opens at 08:30 on weekdays.\n"
         "[kb-9] Visitors must register at the front desk on the ground floor."
     )
     out = reply(system, HumanMessage("When does the Oslo office open? Where do visitors register?"))
-    assert out.count("From what I have in context") == 1, out
+    assert not out.startswith(("From what", "Based on")), out  # no fixed prefix (#26)
     assert "[kb-7]" in out and "[kb-9]" in out
 
 
@@ -309,8 +309,10 @@ def test_memory_text_told_back_in_the_second_person():
         "Notes about the user:\nUser account number is 4417-B.\nUser travels to Lagos every spring."
     )
     out = reply(system, HumanMessage("What is my account number?"))
-    assert "your account number is 4417-B" in out and "you account" not in out, out
-    assert "you travel to Lagos" in reply(system, HumanMessage("Where do I travel every spring?"))
+    assert "your account number is 4417-b" in out.lower() and "you account" not in out, out
+    assert reply(system, HumanMessage("Where do I travel every spring?")).startswith(
+        "You travel to Lagos"
+    )
 
 
 def test_grade_reason_shows_the_querys_words_not_stems():
