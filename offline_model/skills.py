@@ -1279,13 +1279,18 @@ def context_statements(messages: Sequence[BaseMessage], skip: int) -> list[Said]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBER_WORD = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _RELATIVE = re.compile(
-    r"\b(?P<last>last|this|next|coming|on|by|until|from|before|after)\s+(?P<day>"
+    r"\b(?:(?P<last>last|this|next|coming|on|by|until|from|before|after)\s+)?(?P<day>"
     + "|".join(_WEEKDAYS)
     + r")\b(?!s\b|\s+(?:mornings|afternoons|evenings|nights)\b)"
     r"|\b(?P<word>yesterday|today|tonight|tomorrow)\b"
     r"|\bin\s+(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<unit>days?|weeks?)\b"
-    r"|\b(?P<ago>\d+|a|one|two|three|four|five|six)\s+(?P<unit2>days?|weeks?)\s+ago\b",
+    r"|\b(?P<ago>\d+|a|one|two|three|four|five|six)\s+(?P<unit2>days?|weeks?)\s+ago\b"
+    rf"|\b(?P<month>{_MONTH})\s+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:-|:|\d{{4}}))"
+    rf"|\b(?P<dm>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH})\b(?!\s+\d{{4}})"
+    r"|\bthe\s+(?P<nth>\d{1,2})(?:st|nd|rd|th)\b",
     re.I,
 )
 
@@ -1293,16 +1298,30 @@ _RELATIVE = re.compile(
 def _past_at(sentence: str, start: int) -> bool:
     """Whether the verb governing the word at character `start` is in the past tense."""
     token = next(t for t in _doc(sentence) if t.idx >= start)
-    while token.pos_ not in ("VERB", "AUX") and token.head is not token:
+    while token.pos_ not in ("VERB", "AUX") and token.head.i != token.i:
         token = token.head
     return token.tag_ in ("VBD", "VBN") or any(c.tag_ == "VBD" for c in token.children)
 
 
 def _resolve(m: re.Match, sentence: str, said: date) -> date:
     """The date a relative expression names, counted from the day it was said."""
+    month = (m.group("month") or m.group("month2") or "")[:3].lower()
+    if month in _MONTHS or m.group("nth"):  # "Sept 5", "14 November", "the 28th": the next one
+        n = int(m.group("md") or m.group("dm") or m.group("nth"))
+        for ahead in range(0, 400, 28):
+            later = said + timedelta(days=ahead)
+            try:
+                found = later.replace(
+                    month=_MONTHS.index(month) + 1 if month else later.month, day=n
+                )
+            except ValueError:
+                continue
+            if found >= said or _past_at(sentence, m.start()) and found < said:
+                return found
+        return said
     if m.group("day"):
         target = _WEEKDAYS.index(m.group("day").lower())
-        lead = m.group("last").lower()
+        lead = (m.group("last") or "").lower()
         back = lead == "last" or (
             lead not in ("this", "next", "coming") and _past_at(sentence, m.start("day"))
         )
@@ -1361,6 +1380,9 @@ def _gives(sentence: str, labels: set[str], question: str) -> bool:
     found += [t.text for t in doc if t.pos_ == "PROPN" and "PERSON" in labels]
     if "DATE" in labels:
         found += [m.group(0) for m in _RELATIVE.finditer(sentence)]
+        found += re.findall(
+            r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*[ap]m\b|\bnoon\b|\bmidnight\b", sentence
+        )
     if "CARDINAL" in labels:
         found += re.findall(
             r"\b\d[\d,.]*k?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|half|twice|once)\b",
@@ -1405,7 +1427,7 @@ def _tell(statement: Said, asks_when: bool) -> str:
     text = _to_you(text) if statement.first_person else _second_person(text)
     text = _LEADING_COURTESY.sub("", text.strip()) or text
     reply = _sentence(_capital(text))
-    if asks_when and statement.when is not None:
+    if asks_when and not dated and statement.when is not None:
         reply = reply[:-1] + f" (you told me on {_day(statement.when)})."
     return reply
 
@@ -1703,7 +1725,8 @@ def _answer(request: Request) -> str:
         for s in split_sentences(question)
         if any(f.predicate != "name" for f in extract_facts(s, True))
     ]
-    parts = [f"Nice to meet you, {names[-1]}!"] if names else []
+    named = names and not any(names[-1] in t for t in told)  # else the sentence told says it
+    parts = [f"Nice to meet you, {names[-1]}!" if named else "Nice to meet you!"] if names else []
     parts += [f"Noted: {'; '.join(told)}."] if told else []
     if _saved_to_memory(messages[i + 1 :]):
         parts.append(
