@@ -1377,7 +1377,11 @@ def _gives(sentence: str, labels: set[str], question: str) -> bool:
     # "who": someone's relative ("User's wife"); "where": what follows "in", "at", "from", "to"
     found += [t.text for t in doc if "poss" in labels and any(c.dep_ == "poss" for c in t.children)]
     found += [t.text for t in doc if t.dep_ == "pobj" and t.head.lower_ in labels]
-    found += [t.text for t in doc if t.pos_ == "PROPN" and "PERSON" in labels]
+    found += [
+        t.text
+        for t in doc
+        if t.pos_ == "PROPN" and "PERSON" in labels and t.ent_type_ not in ("DATE", "TIME")
+    ]
     if "DATE" in labels:
         found += [m.group(0) for m in _RELATIVE.finditer(sentence)]
         found += re.findall(
@@ -1537,9 +1541,16 @@ def _answer_part(q: str, before: str, facts: list[Statement], statements: list[S
         return " ".join([*known, *([found] if found else [])])
     if slots:
         return f"I don't know your {PREDICATE_LABELS[slots[0]]} yet - you haven't told me."
-    if any(s.first_person for s in statements):
+    if any(s.first_person for s in statements) or re.search(r"\b(?:i|my|me|mine)\b", q, re.I):
         return "I don't know - you haven't told me."
     return "I don't have information about that in my context."
+
+
+_TELL_ME = re.compile(
+    r"^(?:please\s+)?(?:remember|note|keep in mind|bear in mind|just so you know|fyi)(?:\s+that)?"
+    r"[,:]?\s+",
+    re.I,
+)
 
 
 def _saved_to_memory(after: Sequence[BaseMessage]) -> bool:
@@ -1721,7 +1732,7 @@ def _answer(request: Request) -> str:
         return "Understood - I'll treat that as no longer true."
     names = [f.value for f in extract_facts(question, True) if f.predicate == "name"]
     told = [  # the user's own sentences that state something, told back ("you work at X")
-        _to_you(_LEADING_COURTESY.sub("", s)).rstrip(".!")
+        _to_you(_TELL_ME.sub("", _LEADING_COURTESY.sub("", s))).rstrip(".!")
         for s in split_sentences(question)
         if any(f.predicate != "name" for f in extract_facts(s, True))
     ]

@@ -338,3 +338,51 @@ def test_grade_reason_shows_the_querys_words_not_stems():
     terms = reply.split("shared terms:")[1]
     assert "during" in terms and "libraries" in terms and "updated" in terms, reply
     assert "dur," not in terms and "library" not in terms, reply
+
+
+# Answers from context (issue #26): every part answered, dates used, newest statement wins,
+# "I don't know" when the asked-about thing is absent, plain second-person replies.
+
+PRIYA = HumanMessage("Hi! I'm Priya Raman, and I work at Northwind Labs in Leeds as a data engineer.")
+
+
+def test_a_preface_with_before_does_not_ask_for_an_earlier_value():
+    question = "Before we wrap up: what's my name? And which company do I work for?"
+    out = reply(PRIYA, AIMessage("Noted."), HumanMessage(question))
+    assert out == "Your name is Priya Raman. You work at Northwind Labs.", out
+
+
+def test_every_part_of_a_question_is_answered():
+    out = reply(PRIYA, AIMessage("Noted."), HumanMessage("What's my name and where do I work?"))
+    assert "Priya Raman" in out and "Northwind Labs" in out, out
+
+
+def test_a_statement_is_acknowledged_in_the_users_own_words():
+    out = reply(HumanMessage("We moved the start to 01:30 UTC last week."))
+    assert out == "Noted: you moved the start to 01:30 UTC last week.", out
+
+
+def session(day: str, *said: str) -> list:
+    return [SystemMessage(f"Session of {day}."), *(HumanMessage(s) for s in said)]
+
+
+def test_relative_dates_are_resolved_against_the_session_date():
+    history = session("2026-02-03", "My haircut is on Saturday at 11.")  # a Tuesday
+    out = reply(*history, HumanMessage("When is my haircut?"))
+    assert "7 February 2026" in out and not out.startswith("From what"), out
+
+
+def test_the_newest_statement_on_a_subject_wins():
+    history = [
+        *session("2026-01-05", "We have 3 cats at home."),
+        *session("2026-03-02", "We adopted another kitten, so we have 4 cats now."),
+    ]
+    out = reply(*history, HumanMessage("How many cats do I have?"))
+    assert "4 cats" in out and "3 cats" not in out, out
+
+
+def test_an_absent_person_or_thing_is_not_answered_with_a_neighbour():
+    history = session("2026-01-05", "My son Kenji does karate on Tuesdays.", "My dog Rex is 4.")
+    assert "don't know" in reply(*history, HumanMessage("What is my cat called?"))
+    assert "don't know" in reply(*history, HumanMessage("How old is my cat?"))
+    assert "Rex is 4" in reply(*history, HumanMessage("How old is Rex?"))
