@@ -211,9 +211,7 @@ def score_split(split: str, limit: int | None, memories: str = "extracted") -> d
                 right_x += 1
             elif matches:
                 changed += 1
-        section = SystemMessage(
-            "## Memories about the user\n" + "\n".join(f"- {m}" for m in said)
-        )
+        section = SystemMessage("## Memories about the user\n" + "\n".join(f"- {m}" for m in said))
         for question in conversation["questions"]:
             for how, context in (("full", history(conversation)), ("memory", [section])):
                 right, stale = grade(question, ask(model, context, question))

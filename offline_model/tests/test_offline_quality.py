@@ -343,7 +343,9 @@ def test_grade_reason_shows_the_querys_words_not_stems():
 # Answers from context (issue #26): every part answered, dates used, newest statement wins,
 # "I don't know" when the asked-about thing is absent, plain second-person replies.
 
-PRIYA = HumanMessage("Hi! I'm Priya Raman, and I work at Northwind Labs in Leeds as a data engineer.")
+PRIYA = HumanMessage(
+    "Hi! I'm Priya Raman, and I work at Northwind Labs in Leeds as a data engineer."
+)
 
 
 def test_a_preface_with_before_does_not_ask_for_an_earlier_value():
