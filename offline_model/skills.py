@@ -1533,8 +1533,13 @@ def _answer_part(q: str, before: str, facts: list[Statement], statements: list[S
     "I don't know". A pronoun ("how old are they?") reads with the question `before` it."""
     slots = [p for p, _ in ask_about_all(q) if p in PREDICATE_LABELS or p == "all"]
     known = [r for r in (_answer_about_user(q, p, facts) for p in slots) if r]
-    if slots and len(known) == len(slots):
-        return " ".join(known)
+    if slots and len(known) == len(slots) or any(p in SINGLE_VALUED for p in slots):
+        # A profile slot is read by the parse or not at all: a sentence merely like the question
+        # ("I'd love to work at X") does not fill it.
+        return (
+            " ".join(known)
+            or f"I don't know your {PREDICATE_LABELS[slots[0]]} yet - you haven't told me."
+        )
     query = f"{before} {q}" if before and _PRONOUN.search(q) and not _names_in(q) else q
     found = answer_from_context(query, statements)
     if found or known:
