@@ -32,6 +32,7 @@ schedule (call `prune_history` where your application decides; time travel needs
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -400,10 +401,34 @@ class PromptRecorder(BaseCallbackHandler):
         return [c for c in self.calls if c.node == node]
 
 
+_UNKNOWN = re.compile(
+    r"\b(?:don't|do not|doesn't|does not) (?:know|have)\b|\bhaven't (?:told|said|mentioned)\b",
+    re.I,
+)
+
+
+def _words_of(text: str) -> list[str]:
+    return re.findall(r"\w+", text.replace("\u2019", "'").lower())
+
+
 def mentions_all(text: str, facts: Sequence[str]) -> bool:
-    """True when every fact string occurs in text (case-insensitive)."""
-    low = check_str(text, "text", allow_empty=True).lower()
-    return all(f.lower() in low for f in facts)
+    """True when text states every fact: its words, in order, as whole words of one sentence
+    that does not say it is unknown ("I don't know your name before Priya Raman" states no
+    name; "Priyanka" does not state "Priya")."""
+    text = check_str(text, "text", allow_empty=True)
+    if isinstance(facts, str):
+        raise TypeError(f"facts must be a list of strings, got a str: {facts!r:.80}")
+    stated = [_words_of(s) for s in re.split(r"(?<=[.!?])\s+|\n+", text) if not _UNKNOWN.search(s)]
+
+    def said(fact: str) -> bool:
+        want = _words_of(check_str(fact, "fact"))
+        return any(
+            words[i : i + len(want)] == want
+            for words in stated
+            for i in range(len(words) - len(want) + 1)
+        )
+
+    return all(said(f) for f in facts)
 
 
 def run_turns(

@@ -17,10 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 
 import numpy as np
 from langchain_core.messages import BaseMessage
 
+from offline_model.parse import _doc
 from offline_model.rules import (
     ANSWER_PHRASES,
     FORGET,
@@ -1118,7 +1120,6 @@ _INSTRUCTION_SENTENCE = re.compile(
 )
 _GREETING = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[\s!,.]*$", re.I)
 _THANKS = re.compile(r"^\s*(?:thanks|thank you|cheers|great|perfect|awesome|ok|okay)\b[^?]*$", re.I)
-_QUESTION_FILLER = {"prefer", "like", "love", "enjoy", "favourite", "favorite", "use", "preferred"}
 
 
 def user_facts(messages: Sequence[BaseMessage]) -> list[Statement]:
@@ -1131,121 +1132,6 @@ def user_facts(messages: Sequence[BaseMessage]) -> list[Statement]:
         elif m.type in ("system", "tool"):
             facts.extend(f for f in extract_facts(_context_text(m), False) if f.subject == "user")
     return facts
-
-
-def _matching(facts: list[Statement], predicate: str) -> list[Statement]:
-    found = _matching_exact(facts, predicate)
-    if not found and predicate.endswith("'s name"):
-        # "What's my manager's name?" answered by "My manager is Priya."
-        owner = predicate.removesuffix("'s name")
-        found = [f for f in facts if f.predicate == owner and f.value[:1].isupper()]
-    return found
-
-
-def _matching_exact(facts: list[Statement], predicate: str) -> list[Statement]:
-    if predicate.startswith("favourite "):
-        topic = content_terms(predicate.removeprefix("favourite "))
-        return [
-            f
-            for f in facts
-            if f.predicate.startswith("favourite ")
-            and content_terms(f.predicate.removeprefix("favourite ")) & topic
-        ] or _related_preferences(predicate.removeprefix("favourite "), facts)
-    return [f for f in facts if f.predicate == predicate]
-
-
-def _related_preferences(topic: str, facts: list[Statement]) -> list[Statement]:
-    """Preferences that could answer "my favourite <topic>" ("tea" for a drink, not a museum)."""
-    prefs = [f for f in facts if f.predicate == "preference"]
-    if not prefs:
-        return []
-    vectors = embed([topic, *(f.value for f in prefs)])
-    return [f for f, v in zip(prefs, vectors[1:], strict=True) if float(v @ vectors[0]) >= 0.3]
-
-
-def _say(fact: Statement) -> str:
-    if fact.predicate.startswith("favourite "):
-        return f"Your {fact.predicate} is {fact.value}."
-    template = ANSWER_PHRASES.get(fact.predicate, "Your {p} is {v}.")
-    value = with_article(fact.value) if fact.predicate == "role" else fact.value
-    return template.format(p=fact.predicate, v=value)
-
-
-_EARLIER = re.compile(
-    r"\b(?:before|previously|used to|formerly|former|prior to|earlier|originally|old)\b", re.I
-)
-_PAST_PHRASES = {
-    "name": "your name was {v}",
-    "employer": "you worked at {v}",
-    "role": "you worked as {v}",
-    "location": "you lived in {v}",
-    "age": "you were {v}",
-}
-
-
-def _say_before(question: str, predicate: str, found: list[Statement]) -> str:
-    """ "Where did I live before I moved to B?": the value stated before the one the question
-    names (or before the newest one), or "I don't know" when only one value was ever stated."""
-    values: list[str] = []
-    for f in found:
-        if not values or values[-1].lower() != f.value.lower():
-            values.append(f.value)
-    asked = question.lower()
-    named = [k for k, v in enumerate(values) if re.search(rf"\b{re.escape(v.lower())}\b", asked)]
-    anchor = named[-1] if named else len(values) - 1
-    label = PREDICATE_LABELS.get(predicate, predicate)
-    if anchor < 1:
-        return f"I don't know your {label} before {values[anchor]} - you haven't told me."
-    value = values[anchor - 1]
-    value = with_article(value) if predicate == "role" else value
-    said = _PAST_PHRASES.get(predicate, "your {p} was {v}").format(p=label, v=value)
-    return f"Before {values[anchor]}, {said}."
-
-
-def _answer_about_user(question: str, predicate: str, facts: list[Statement]) -> str:
-    if predicate == "all":
-        latest: dict[str, Statement] = {}
-        for f in facts:
-            latest[f.predicate if f.predicate in SINGLE_VALUED else f"{f.predicate}:{f.value}"] = f
-        if not latest:
-            return "I don't know anything about you yet - you haven't told me."
-        return "Here is what I know about you: " + " ".join(_say(f) for f in latest.values())
-    found = _matching(facts, predicate)
-    if not found:
-        label = PREDICATE_LABELS.get(predicate, predicate)
-        return f"I don't know your {label} yet - you haven't told me."
-    if predicate in SINGLE_VALUED:
-        if _EARLIER.search(question):
-            return _say_before(question, predicate, found)
-        return _say(found[-1])  # the newer statement wins
-    distinct = list({f.value.lower(): f for f in found}.values())
-    topic = content_terms(question) - _QUESTION_FILLER
-    if len(distinct) > 1 and topic:
-        q = embed([question])[0]
-        sims = embed([f.source or f.as_text() for f in distinct]) @ q
-        return _say(distinct[int(np.argmax(sims))])
-    return " ".join(_say(f) for f in distinct[-3:])
-
-
-def context_sentences(messages: Sequence[BaseMessage], skip: int) -> list[str]:
-    """Candidate context sentences: the system prompt (minus instructions), recent tool results
-    and earlier turns, excluding message index `skip` (the question)."""
-    out: list[str] = []
-    start = max(0, len(messages) - MAX_CONTEXT_MESSAGES)
-    for i, m in enumerate(messages):
-        if i == skip or (i < start and m.type != "system"):
-            continue
-        for s in split_sentences(_context_text(m)):
-            if m.type == "system" and _INSTRUCTION_SENTENCE.match(s):
-                continue
-            if _words(s) < 3 or _QUESTION.search(s) and m.type != "tool":
-                continue
-            s = _CONTEXT_LABEL.sub("", s) if m.type == "system" else s
-            out.append(to_third_person(s) if m.type == "human" else s)
-    return list(dict.fromkeys(out))
-
-
-_CONTEXT_LABEL = re.compile(r"^(?:context|notes?|background|facts?|information|info)\s*:\s+", re.I)
 
 
 _TO_SECOND = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"}
@@ -1269,39 +1155,407 @@ def _focus_head(question: str) -> tuple[str, set[str]]:
     return head, terms
 
 
-def answer_from_context(question: str, sentences: list[str]) -> str | None:
-    """The one or two context sentences that best answer `question`, or None when none fits."""
-    if not sentences:
+def _say(fact: Statement) -> str:
+    template = ANSWER_PHRASES.get(fact.predicate, "Your {p} is {v}.")
+    value = with_article(fact.value) if fact.predicate == "role" else fact.value
+    return template.format(p=fact.predicate, v=value)
+
+
+_EARLIER = re.compile(
+    r"\b(?:before|previously|used to|formerly|former|prior to|earlier|originally|old)\b", re.I
+)
+_PAST_PHRASES = {
+    "name": "your name was {v}",
+    "employer": "you worked at {v}",
+    "role": "you worked as {v}",
+    "location": "you lived in {v}",
+    "age": "you were {v}",
+}
+
+
+def _asks_earlier(question: str) -> bool:
+    """ "Where did I live before I moved to B?": a time word and a past-tense verb (the parse's
+    tag), not "Before we wrap up, what's my name?"."""
+    if not _EARLIER.search(question):
+        return False
+    if re.search(r"\b(?:used to|previously|formerly|former|old)\b", question, re.I):
+        return True
+    return any(t.tag_ == "VBD" for t in _doc(question))
+
+
+def _say_before(question: str, predicate: str, found: list[Statement]) -> str:
+    """The value stated before the one the question names (or before the newest one)."""
+    values: list[str] = []
+    for f in found:
+        if not values or values[-1].lower() != f.value.lower():
+            values.append(f.value)
+    asked = question.lower()
+    named = [k for k, v in enumerate(values) if re.search(rf"\b{re.escape(v.lower())}\b", asked)]
+    anchor = named[-1] if named else len(values) - 1
+    label = PREDICATE_LABELS.get(predicate, predicate)
+    if anchor < 1:
+        return f"I don't know of any {label} you had before {values[anchor]}."
+    value = values[anchor - 1]
+    value = with_article(value) if predicate == "role" else value
+    said = _PAST_PHRASES.get(predicate, "your {p} was {v}").format(p=label, v=value)
+    return f"Before {values[anchor]}, {said}."
+
+
+def _answer_about_user(question: str, predicate: str, facts: list[Statement]) -> str | None:
+    """A profile slot (name, employer, role, location, age) or everything known; None when no
+    statement fills the slot."""
+    if predicate == "all":
+        latest: dict[str, Statement] = {}
+        for f in facts:
+            latest[f.predicate if f.predicate in SINGLE_VALUED else f"{f.predicate}:{f.value}"] = f
+        if not latest:
+            return "I don't know anything about you yet - you haven't told me."
+        return "Here is what I know about you: " + " ".join(_say(f) for f in latest.values())
+    found = [f for f in facts if f.predicate == predicate]
+    if not found or predicate not in SINGLE_VALUED:  # several values: the latest two
+        return " ".join(dict.fromkeys(_say(f) for f in found[-2:])) or None
+    if _asks_earlier(question):
+        return _say_before(question, predicate, found)
+    return _say(found[-1])  # the newer statement wins
+
+
+# --------------------------------------------------------------------------------------------
+# Answers from context statements: each sentence with the date it was said (the session a system
+# message opens, or a memory's own "(said on 2026-02-03)"), ranked by lexical and MiniLM
+# similarity, checked for the kind of answer the question wants, dates resolved.
+
+
+@dataclass(frozen=True)
+class Said:
+    text: str
+    when: date | None
+    order: int
+    first_person: bool = False  # the user's own words ("I", "my")
+
+
+_ISO = r"(\d{4}-\d{2}-\d{2})"
+_SAID_ON = re.compile(rf"\s*[(\[](?:(?:said|told|noted|stated)\s+)?(?:on\s+)?{_ISO}[)\]]\s*", re.I)
+_LINE_DATE = re.compile(rf"^\s*(?:[-*]\s*)?\[?{_ISO}\]?\s*[:\-]?\s+")
+_LOWER_START = re.compile(r"(?<=[a-z0-9%)][.!?])\s+(?=[a-z])")  # "isn't eating. he's 6."
+_CONTEXT_LABEL = re.compile(r"^(?:context|notes?|background|facts?|information|info)\s*:\s+", re.I)
+
+
+def _session_date(text: str) -> date | None:
+    """The date a short system message opens a session with ("Session of 2026-01-12.")."""
+    m = re.search(_ISO, text)
+    if m and _words(text) <= 12 and not re.search(r"\btoday is\b", text, re.I):
+        return date.fromisoformat(m.group(1))
+    return None
+
+
+def context_statements(messages: Sequence[BaseMessage], skip: int) -> list[Said]:
+    """Candidate statements: the system prompt (minus instructions), recent tool results and
+    earlier turns, excluding message index `skip` (the question), each with its date."""
+    out: list[Said] = []
+    seen: set[str] = set()
+    when: date | None = None
+    start = max(0, len(messages) - MAX_CONTEXT_MESSAGES)
+    for i, m in enumerate(messages):
+        text = _context_text(m)
+        if m.type == "system" and _session_date(text):
+            when = _session_date(text)
+            continue
+        if i == skip or (i < start and m.type != "system"):
+            continue
+        for line in text.splitlines():
+            said_on = _SAID_ON.search(line) or _LINE_DATE.match(line)
+            line_when = date.fromisoformat(said_on.group(1)) if said_on else when
+            line = _LINE_DATE.sub("", _SAID_ON.sub(" ", line))
+            for s in (p for x in split_sentences(line) for p in _LOWER_START.split(x)):
+                if m.type == "system" and _INSTRUCTION_SENTENCE.match(s):
+                    continue
+                if _words(s) < 3 or _QUESTION.search(s) and m.type != "tool" or s in seen:
+                    continue
+                seen.add(s)
+                s = _CONTEXT_LABEL.sub("", s) if m.type == "system" else s
+                out.append(Said(s, line_when, len(out), m.type == "human"))
+    return out
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBER_WORD = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_RELATIVE = re.compile(
+    r"\b(?:(?P<last>last|this|next|coming|on|by|until|from|before|after)\s+)?(?P<day>"
+    + "|".join(_WEEKDAYS)
+    + r")\b(?!s\b|\s+(?:mornings|afternoons|evenings|nights)\b)"
+    r"|\b(?P<word>yesterday|today|tonight|tomorrow)\b"
+    r"|\bin\s+(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<unit>days?|weeks?)\b"
+    r"|\b(?P<ago>\d+|a|one|two|three|four|five|six)\s+(?P<unit2>days?|weeks?)\s+ago\b"
+    rf"|\b(?P<month>{_MONTH})\s+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:-|:|\d{{4}}))"
+    rf"|\b(?P<dm>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH})\b(?!\s+\d{{4}})"
+    r"|\bthe\s+(?P<nth>\d{1,2})(?:st|nd|rd|th)\b",
+    re.I,
+)
+
+
+def _past_at(sentence: str, start: int) -> bool:
+    """Whether the verb governing the word at character `start` is in the past tense."""
+    token = next(t for t in _doc(sentence) if t.idx >= start)
+    while token.pos_ not in ("VERB", "AUX") and token.head.i != token.i:
+        token = token.head
+    return token.tag_ in ("VBD", "VBN") or any(c.tag_ == "VBD" for c in token.children)
+
+
+def _resolve(m: re.Match, sentence: str, said: date) -> date:
+    """The date a relative expression names, counted from the day it was said."""
+    month = (m.group("month") or m.group("month2") or "")[:3].lower()
+    if month in _MONTHS or m.group("nth"):  # "Sept 5", "14 November", "the 28th": the next one
+        n = int(m.group("md") or m.group("dm") or m.group("nth"))
+        for ahead in range(0, 400, 28):
+            later = said + timedelta(days=ahead)
+            try:
+                found = later.replace(
+                    month=_MONTHS.index(month) + 1 if month else later.month, day=n
+                )
+            except ValueError:
+                continue
+            if found >= said or _past_at(sentence, m.start()) and found < said:
+                return found
+        return said
+    if m.group("day"):
+        target = _WEEKDAYS.index(m.group("day").lower())
+        lead = (m.group("last") or "").lower()
+        back = lead == "last" or (
+            lead not in ("this", "next", "coming") and _past_at(sentence, m.start("day"))
+        )
+        if back:
+            return said - timedelta(days=(said.weekday() - target - 1) % 7 + 1)
+        return said + timedelta(days=(target - said.weekday() - 1) % 7 + 1)
+    word = (m.group("word") or "").lower()
+    if word:
+        return said + timedelta(days={"yesterday": -1, "tomorrow": 1}.get(word, 0))
+    n, unit = m.group("n") or m.group("ago"), (m.group("unit") or m.group("unit2")).lower()
+    days = int(n) if n.isdigit() else _NUMBER_WORD[n.lower()]
+    days *= 7 if unit.startswith("week") else 1
+    return said + timedelta(days=-days if m.group("ago") else days)
+
+
+def _day(d: date) -> str:
+    return f"{d:%A} {d.day} {d:%B %Y}"
+
+
+def _dated(statement: Said) -> tuple[str, bool]:
+    """The statement with the dates its relative expressions name ("on Saturday" said on
+    2026-02-03: "... (Saturday 7 February 2026)"), and whether it names a date at all."""
+    text = statement.text
+    days = [] if statement.when is None else [m for m in _RELATIVE.finditer(text)]
+    if days:
+        shown = ", ".join(dict.fromkeys(_day(_resolve(m, text, statement.when)) for m in days))
+        text = f"{text.rstrip(' .!')} ({shown})"
+    return text, bool(days) or any(e.label_ == "DATE" for e in _doc(text).ents)
+
+
+_WANTS = (  # the kind of answer a question word asks for, and the entity labels that give it
+    (re.compile(r"\bname\b|\bcalled\b", re.I), {"PERSON", "ORG", "PRODUCT", "WORK_OF_ART"}),
+    (re.compile(r"^(?:who|whom|whose)\b", re.I), {"PERSON", "ORG", "NORP", "poss"}),
+    (re.compile(r"^where\b", re.I), {"GPE", "LOC", "FAC", "ORG", "in", "at", "from", "to"}),
+    (re.compile(r"^(?:when|what (?:time|day|date))\b|^how long ago\b", re.I), {"DATE", "TIME"}),
+    (
+        re.compile(r"^how (?:many|much|old|long|far|often|tall|heavy|big)\b", re.I),
+        {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "DATE", "TIME", "ORDINAL"},
+    ),
+)
+
+
+def _wants(question: str) -> set[str] | None:
+    q = re.sub(r"^(?:and|so|but|also|then|ok|okay)\b[, ]*", "", question.strip(), flags=re.I)
+    return next((labels for rx, labels in _WANTS if rx.search(q)), None)
+
+
+def _gives(sentence: str, labels: set[str], question: str) -> bool:
+    """The sentence holds an answer of the wanted kind that the question does not already name."""
+    asked = content_terms(question)
+    doc = _doc(sentence)
+    found = [e.text for e in doc.ents if e.label_ in labels]
+    # "who": someone's relative ("User's wife"); "where": what follows "in", "at", "from", "to"
+    found += [t.text for t in doc if "poss" in labels and any(c.dep_ == "poss" for c in t.children)]
+    found += [t.text for t in doc if t.dep_ == "pobj" and t.head.lower_ in labels]
+    found += [
+        t.text
+        for t in doc
+        if t.pos_ == "PROPN" and "PERSON" in labels and t.ent_type_ not in ("DATE", "TIME")
+    ]
+    if "DATE" in labels:
+        found += [m.group(0) for m in _RELATIVE.finditer(sentence)]
+        found += re.findall(
+            r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*[ap]m\b|\bnoon\b|\bmidnight\b", sentence
+        )
+    if "CARDINAL" in labels:
+        found += re.findall(
+            r"\b\d[\d,.]*k?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|half|twice|once)\b",
+            sentence,
+            re.I,
+        )
+    return any(not content_terms(f) or not content_terms(f) <= asked for f in found)
+
+
+def _names_in(question: str) -> set[str]:
+    """Names the question asks about ("Kenji" in "What belt does Kenji have?"); not product
+    names written like code ("LangGraph", "FAISS")."""
+    return {
+        t.lower_
+        for t in _doc(question)
+        if t.pos_ == "PROPN" and t.i > 0 and not re.search(r"[a-z][A-Z]|^[A-Z]+$", t.text)
+    }
+
+
+_YOU = [  # the user's own words told back to them
+    (r"\bi'm\b|\bim\b|\bi am\b|\bwe're\b", "you're"),
+    (r"\bi was\b", "you were"),
+    (r"\bi(?='(?:ve|d|ll)\b)|\bi\b|\bwe\b|\bme\b", "you"),
+    (r"\bmy\b|\bour\b", "your"),
+    (r"\bmine\b", "yours"),
+    (r"\bmyself\b", "yourself"),
+]
+
+
+def _to_you(sentence: str) -> str:
+    """The user's own sentence told back: "I'm taking my son to judo" -> "you're taking your son
+    to judo"."""
+    for pattern, repl in _YOU:
+        sentence = re.sub(pattern, repl, sentence, flags=re.I)
+    return sentence
+
+
+def _tell(statement: Said, asks_when: bool) -> str:
+    """A statement told back to the user in the second person, its relative dates resolved; for
+    a "when" question without a date in it, the day it was said."""
+    text, dated = _dated(statement)
+    text = _to_you(text) if statement.first_person else _second_person(text)
+    text = _LEADING_COURTESY.sub("", text.strip()) or text
+    reply = _sentence(_capital(text))
+    if asks_when and not dated and statement.when is not None:
+        reply = reply[:-1] + f" (you told me on {_day(statement.when)})."
+    return reply
+
+
+_POLAR = re.compile(r"^(?:is|am|are|was|were|do|does|did|have|has|had|can|will)\b", re.I)
+_NEGATED = re.compile(
+    r"\b(?:not|no|never|no longer|cancel\w*|stopped|quit|sold|gave up)\b|n't\b", re.I
+)
+SAME_TOPIC_COSINE = 0.5  # a statement sharing no noun with the question must be this close
+SAME_SUBJECT_COSINE = 0.55  # two statements this close are about the same thing: the newer wins
+UPDATE_MARGIN = 0.15  # ...when their scores are within this margin
+_VAGUE_NOUNS = frozenset("thing things kind sort type lot way anything something".split())
+
+
+def _topic_nouns(question: str) -> set[str]:
+    """Stems of the common nouns a question asks about ("belt" and "colour" in "What colour belt
+    does Kenji have?")."""
+    nouns = [t.text for t in _doc(question) if t.pos_ == "NOUN" and t.lower_ not in _VAGUE_NOUNS]
+    return content_terms(" ".join(nouns))
+
+
+def answer_from_context(question: str, statements: list[Said]) -> str | None:
+    """The statements that answer `question` (of those on the same subject, the newest), told
+    back in the second person with their dates resolved; None when none does: a statement must
+    name every person or thing the question names, share one of its nouns (or be as close in
+    meaning), and hold the kind of answer the question word asks for (a person for "who", a
+    place for "where", a date for "when", a number for "how many")."""
+    if not statements:
         return None
     head, focus = _focus_head(question)
-    vectors = embed([question, head or question, *sentences])
-    sims = vectors[2:] @ vectors[0]
-    head_sims = vectors[2:] @ vectors[1] if head else np.zeros(len(sentences))
-    q_terms = content_terms(question)
+    vectors = embed([question, head or question, *(s.text for s in statements)])
+    sims, head_sims = vectors[2:] @ vectors[0], vectors[2:] @ vectors[1]
+    q_terms, names, nouns = content_terms(question), _names_in(question), _topic_nouns(question)
+    wants = _wants(question)
+    asks_when = bool(re.match(r"^(?:when|what (?:day|date))\b", question.strip(), re.I))
+    polar = _POLAR.match(question.strip())
     scored = []
-    for s, cos, head_cos in zip(sentences, sims, head_sims, strict=True):
-        terms = content_terms(s)
+    for k, s in enumerate(statements):
+        terms, cos = content_terms(s.text), float(sims[k])
         overlap = len(q_terms & terms) / len(q_terms) if q_terms else 0.0
-        # The thing asked for ("the target runtime" in "What is the target runtime for the
-        # nightly job?") counts more than the words that only set the scene.
         hit = len(focus & terms) / len(focus) if focus else 0.0
         ok = (
             cos >= CONTEXT_THRESHOLD
             or (overlap >= OVERLAP_THRESHOLD and cos >= CONTEXT_OVERLAP_MIN_COSINE)
             or (hit >= 0.5 and cos >= CONTEXT_OVERLAP_MIN_COSINE)
         )
-        if ok:
-            score = float(cos) + 0.3 * overlap + 0.4 * hit + 0.5 * float(head_cos)
-            scored.append((score, hit, s))
+        low = s.text.lower()
+        if not ok or any(not re.search(rf"\b{re.escape(n)}\b", low) for n in names):
+            continue
+        if nouns and not nouns & terms and cos < SAME_TOPIC_COSINE or polar and nouns - terms:
+            continue
+        dated = _gives(_dated(s)[0], wants, question) if wants else False
+        if wants and not dated and not (asks_when and s.when is not None):
+            continue
+        score = cos + 0.3 * overlap + 0.4 * hit + (0.5 * float(head_sims[k]) if head else 0.0)
+        scored.append((dated, score, k))
     if not scored:
         return None
-    scored.sort(key=lambda x: -x[0])
-    best = [
-        s
-        for k, (score, hit, s) in enumerate(scored[:2])
-        if k == 0 or (score >= scored[0][0] - 0.1 and (hit > 0 or not focus))
+    scored.sort(reverse=True)  # for "when", a statement naming a date before one that does not
+    _, top, best = scored[0]
+    same = [
+        k
+        for _, score, k in scored
+        if score >= top - UPDATE_MARGIN
+        and float(vectors[2 + k] @ vectors[2 + best]) >= SAME_SUBJECT_COSINE
     ]
-    return " ".join(_sentence(_second_person(s)) for s in best)
+    if not any(t.tag_ == "VBD" for t in _doc(question)):  # "now": the newest on the subject
+        best = max(same, key=lambda k: statements[k].order)
+    # A second statement on another subject, as close to the question, may hold the rest.
+    more = [k for _, score, k in scored if score >= top - 0.1 and k not in same][:1]
+    reply = " ".join(_tell(statements[k], asks_when) for k in sorted([best, *more]))
+    if polar:  # a yes/no question: what the newest statement on it says
+        return ("No. " if _NEGATED.search(statements[best].text) else "Yes. ") + reply
+    return reply
+
+
+_PREFACE = re.compile(r"^[^:?]{1,60}:\s+(?=\S)")
+_AND_ASK = re.compile(
+    r",?\s+and\s+(?=(?:what|who|whom|whose|where|when|which|why|how|do|does|did|is|are|am|can|"
+    r"will|has|have)\b)",
+    re.I,
+)
+_PRONOUN = re.compile(r"\b(?:he|she|they|it|him|her|them|his|their|its)\b", re.I)
+
+
+def _parts(question: str) -> list[str]:
+    """Each thing a message asks, in order: its question sentences, split where "and" starts a
+    new question ("What's my role and what's next?"), without a preface ("Before we wrap up:")."""
+    parts = []
+    for s in split_sentences(question):
+        if _QUESTION.search(s):
+            s = _PREFACE.sub("", s) if _QUESTION.search(_PREFACE.sub("", s)) else s
+            parts.extend(p.strip() for p in _AND_ASK.split(s) if p.strip())
+    return parts
+
+
+def _answer_part(q: str, before: str, facts: list[Statement], statements: list[Said]) -> str:
+    """One question answered: a profile slot from the facts, else from context statements, else
+    "I don't know". A pronoun ("how old are they?") reads with the question `before` it."""
+    slots = [p for p, _ in ask_about_all(q) if p in PREDICATE_LABELS or p == "all"]
+    known = [r for r in (_answer_about_user(q, p, facts) for p in slots) if r]
+    if slots and len(known) == len(slots) or any(p in SINGLE_VALUED for p in slots):
+        # A profile slot is read by the parse or not at all: a sentence merely like the question
+        # ("I'd love to work at X") does not fill it.
+        return (
+            " ".join(known)
+            or f"I don't know your {PREDICATE_LABELS[slots[0]]} yet - you haven't told me."
+        )
+    query = f"{before} {q}" if before and _PRONOUN.search(q) and not _names_in(q) else q
+    found = answer_from_context(query, statements)
+    if found or known:
+        return " ".join([*known, *([found] if found else [])])
+    if slots:
+        return f"I don't know your {PREDICATE_LABELS[slots[0]]} yet - you haven't told me."
+    if any(s.first_person for s in statements) or re.search(r"\b(?:i|my|me|mine)\b", q, re.I):
+        return "I don't know - you haven't told me."
+    return "I don't have information about that in my context."
+
+
+_TELL_ME = re.compile(
+    r"^(?:please\s+)?(?:remember|note|keep in mind|bear in mind|just so you know|fyi)(?:\s+that)?"
+    r"[,:]?\s+",
+    re.I,
+)
 
 
 def _saved_to_memory(after: Sequence[BaseMessage]) -> bool:
@@ -1441,16 +1695,13 @@ def _is_length_instruction(sentence: str) -> bool:
 
 
 def _within(reply: str, words: int | None, sentences: int | None) -> str:
-    """`reply` cut to its first `sentences` sentences and `words` words; the "From what I have in
-    context:" lead-in goes first when the words are short."""
+    """`reply` cut to its first `sentences` sentences and `words` words."""
     if sentences is not None:
         parts = split_sentences(reply)
         if len(parts) > sentences:
             reply = " ".join(parts[:sentences])
     if words is not None and _words(reply) > words:
-        reply = _ANSWER_LEAD.sub("", reply)
-        if _words(reply) > words:
-            reply = _sentence(_cut(reply, words).rstrip(",;:-"))
+        reply = _sentence(_cut(reply, words).rstrip(",;:-"))
     return reply
 
 
@@ -1466,41 +1717,17 @@ def _answer(request: Request) -> str:
     if not question:
         return "I have no question to answer."
     messages = request.messages
-    facts = user_facts(messages)
-    sentences = split_sentences(question)
-    asked = [s for s in sentences if _QUESTION.search(s)]
-    if asked:
+    parts = _parts(question)
+    if parts:
         applied = _apply_example(question, request.system_text)
         if applied:
             return applied
-        replies = []
-        for q in asked:
-            about = ask_about_all(q)
-            if about:
-                for predicate, _ in about:
-                    reply = _answer_about_user(q, predicate, facts)
-                    if reply.startswith("I don't know") and predicate not in PREDICATE_LABELS:
-                        # Not a slot the rules know ("my kids' names"): a context sentence may say.
-                        found = answer_from_context(q, context_sentences(messages, skip=i))
-                        topic = content_terms(predicate.removeprefix("favourite "))
-                        if found and predicate.startswith("favourite "):
-                            # "favourite museum" is not answered by the favourite hiking trail
-                            found = found if topic & content_terms(found) else None
-                        reply = f"From what I have in context: {found}" if found else reply
-                    replies.append(reply)
-                continue
-            found = answer_from_context(q, context_sentences(messages, skip=i))
-            replies.append(
-                f"From what I have in context: {found}"
-                if found
-                else "I don't have information about that in my context, and as an offline "
-                "rule-based model I can't answer it from general knowledge."
-            )
-        joined, lead = [], "From what I have in context: "
-        for r in dict.fromkeys(replies):
-            # The lead-in once, however many question sentences were answered from context.
-            joined.append(r.removeprefix(lead) if joined and lead in " ".join(joined) else r)
-        return " ".join(joined)
+        facts, statements = user_facts(messages), context_statements(messages, skip=i)
+        replies = [
+            _answer_part(q, parts[k - 1] if k else "", facts, statements)
+            for k, q in enumerate(parts)
+        ]
+        return " ".join(dict.fromkeys(replies))
     if FORGET.search(question):
         if any(
             m.type == "tool" and re.match(r"deleted memory", message_text(m), re.I)
@@ -1508,18 +1735,21 @@ def _answer(request: Request) -> str:
         ):
             return "Done - I've deleted that from memory."
         return "Understood - I'll treat that as no longer true."
-    own = list(extract_facts(question, True))
-    if own:
-        names = [f.value for f in own if f.predicate == "name"]
-        rest = [f for f in own if f.predicate != "name"]
-        parts = [f"Nice to meet you, {names[-1]}!"] if names else []
-        if rest:
-            parts.append("Noted: " + "; ".join(_second_person(f.as_text()) for f in rest) + ".")
-        if _saved_to_memory(messages[i + 1 :]):
-            parts.append("I've saved that to memory.")
-        return " ".join(parts)
+    names = [f.value for f in extract_facts(question, True) if f.predicate == "name"]
+    told = [  # the user's own sentences that state something, told back ("you work at X")
+        _to_you(_TELL_ME.sub("", _LEADING_COURTESY.sub("", s))).rstrip(".!")
+        for s in split_sentences(question)
+        if any(f.predicate != "name" for f in extract_facts(s, True))
+    ]
+    named = names and not any(names[-1] in t for t in told)  # else the sentence told says it
+    parts = [f"Nice to meet you, {names[-1]}!" if named else "Nice to meet you!"] if names else []
+    parts += [f"Noted: {'; '.join(told)}."] if told else []
     if _saved_to_memory(messages[i + 1 :]):
-        return "Got it - I've saved that to memory."
+        parts.append(
+            "I've saved that to memory." if parts else "Got it - I've saved that to memory."
+        )
+    if parts:
+        return " ".join(parts)
     if _GREETING.match(question):
         return "Hello! How can I help?"
     if _THANKS.match(question):

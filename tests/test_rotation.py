@@ -33,6 +33,7 @@ from memlib.rotation import (
     format_table,
     format_transcript,
     load_user_turns,
+    mentions_all,
     message_shape,
     prompt_with_summary,
     route_after_chat,
@@ -561,3 +562,18 @@ def test_bad_input_run_turns():
     with pytest.raises(TypeError, match="facts must be a list of strings.*'Priya'"):
         run_turns(graph, ["hi"], thread_id="t", facts="Priya")
     assert graph.get_state({"configurable": {"thread_id": "t"}}).values == {}  # nothing ran
+
+
+def test_mentions_all_compares_stated_values_not_substrings():
+    # notebook 06's turn-50 reply before issue #26: both substrings present, no name stated
+    bad = (
+        "I don't know your name before Priya Raman - you haven't told me. "
+        "You work at Northwind Labs."
+    )
+    facts = ["Priya Raman", "Northwind Labs"]
+    assert not mentions_all(bad, facts)
+    assert mentions_all("Your name is Priya Raman. You work at Northwind Labs.", facts)
+    assert not mentions_all("Priyanka works at Northwind Labs.", ["Priya"])
+    assert mentions_all("", [])
+    with pytest.raises(TypeError, match="facts must be a list"):
+        mentions_all("Priya", "Priya")

@@ -198,14 +198,14 @@ def test_answer_picks_the_sentence_about_what_is_asked():
     assert "50 minutes" in out and "14 GB" not in out, out
 
 
-def test_context_lead_in_once_with_citations():
+def test_context_answer_without_a_lead_in_keeps_citations():
     system = SystemMessage(
         "Answer from these documents.\n"
         "[kb-7] The Oslo office opens at 08:30 on weekdays.\n"
         "[kb-9] Visitors must register at the front desk on the ground floor."
     )
     out = reply(system, HumanMessage("When does the Oslo office open? Where do visitors register?"))
-    assert out.count("From what I have in context") == 1, out
+    assert not out.startswith(("From what", "Based on")), out  # no fixed prefix (#26)
     assert "[kb-7]" in out and "[kb-9]" in out
 
 
@@ -309,8 +309,10 @@ def test_memory_text_told_back_in_the_second_person():
         "Notes about the user:\nUser account number is 4417-B.\nUser travels to Lagos every spring."
     )
     out = reply(system, HumanMessage("What is my account number?"))
-    assert "your account number is 4417-B" in out and "you account" not in out, out
-    assert "you travel to Lagos" in reply(system, HumanMessage("Where do I travel every spring?"))
+    assert "your account number is 4417-b" in out.lower() and "you account" not in out, out
+    assert reply(system, HumanMessage("Where do I travel every spring?")).startswith(
+        "You travel to Lagos"
+    )
 
 
 def test_grade_reason_shows_the_querys_words_not_stems():
@@ -336,3 +338,53 @@ def test_grade_reason_shows_the_querys_words_not_stems():
     terms = reply.split("shared terms:")[1]
     assert "during" in terms and "libraries" in terms and "updated" in terms, reply
     assert "dur," not in terms and "library" not in terms, reply
+
+
+# Answers from context (issue #26): every part answered, dates used, newest statement wins,
+# "I don't know" when the asked-about thing is absent, plain second-person replies.
+
+PRIYA = HumanMessage(
+    "Hi! I'm Priya Raman, and I work at Northwind Labs in Leeds as a data engineer."
+)
+
+
+def test_a_preface_with_before_does_not_ask_for_an_earlier_value():
+    question = "Before we wrap up: what's my name? And which company do I work for?"
+    out = reply(PRIYA, AIMessage("Noted."), HumanMessage(question))
+    assert out == "Your name is Priya Raman. You work at Northwind Labs.", out
+
+
+def test_every_part_of_a_question_is_answered():
+    out = reply(PRIYA, AIMessage("Noted."), HumanMessage("What's my name and where do I work?"))
+    assert "Priya Raman" in out and "Northwind Labs" in out, out
+
+
+def test_a_statement_is_acknowledged_in_the_users_own_words():
+    out = reply(HumanMessage("We moved the start to 01:30 UTC last week."))
+    assert out == "Noted: you moved the start to 01:30 UTC last week.", out
+
+
+def session(day: str, *said: str) -> list:
+    return [SystemMessage(f"Session of {day}."), *(HumanMessage(s) for s in said)]
+
+
+def test_relative_dates_are_resolved_against_the_session_date():
+    history = session("2026-02-03", "My haircut is on Saturday at 11.")  # a Tuesday
+    out = reply(*history, HumanMessage("When is my haircut?"))
+    assert "7 February 2026" in out and not out.startswith("From what"), out
+
+
+def test_the_newest_statement_on_a_subject_wins():
+    history = [
+        *session("2026-01-05", "We have 3 cats at home."),
+        *session("2026-03-02", "We adopted another kitten, so we have 4 cats now."),
+    ]
+    out = reply(*history, HumanMessage("How many cats do I have?"))
+    assert "4 cats" in out and "3 cats" not in out, out
+
+
+def test_an_absent_person_or_thing_is_not_answered_with_a_neighbour():
+    history = session("2026-01-05", "My son Kenji does karate on Tuesdays.", "My dog Rex is 4.")
+    assert "don't know" in reply(*history, HumanMessage("What is my cat called?"))
+    assert "don't know" in reply(*history, HumanMessage("How old is my cat?"))
+    assert "Rex is 4" in reply(*history, HumanMessage("How old is Rex?"))

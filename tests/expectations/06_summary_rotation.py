@@ -20,10 +20,17 @@ The offline model's part, pinned here and recorded (not asserted) by the noteboo
   Northwind Labs by turn 50);
 - the agent with search_runbook: 5 tool-call groups, 3 compressions, 2 of which a naive last-2
   cut would have orphaned a ToolMessage (a model that calls the tool on other turns moves these);
-- the 50-turn comparison: tiktoken prompt tokens at turn 50 (full 1391, trim 378, LangMem 212,
-  rotation 232), LangMem's 4 summarization calls and its 8-message summarized_messages copy,
-  earlier facts still in the last prompt (full 35 of 35, trim 8, LangMem 11, rotation 14), and
-  which answers to "what's my name, which company?" named both facts.
+- the 50-turn comparison: tiktoken prompt tokens at turn 50 (full 1331, trim 392, LangMem 147,
+  rotation 222), LangMem's 4 summarization calls and its summarized_messages copy (103 stored
+  messages), earlier facts still in the last prompt (full 35 of 35, trim 9, LangMem 9, rotation
+  14), and which answers to "what's my name, which company?" state both facts (whole words in a
+  sentence that does not say "I don't know": since 2026-12-01, issue #26, the reply "I don't know
+  your name before Priya Raman - you haven't told me. You work at Northwind Labs." fails it; the
+  offline model now answers "Your name is Priya Raman. You work at Northwind Labs.").
+  Re-pinned 2026-12-01 (#26): the offline model's replies lost the "From what I have in
+  context:" lead-in and acknowledge a statement in the user's own words, so every reply's tokens
+  changed, and with them where LangMem's token-triggered summarization and trim_messages' window
+  fall.
 """
 
 EXPECT = {
@@ -51,11 +58,11 @@ EXPECT = {
     "langmem_messages_in_state_turn50": ("==", 100),  # langmem#101: nothing deleted
     "rotation_messages_in_state_turn50": ("==", 4),
     "rotation_max_stored_messages": ("<=", 8),
-    "langmem_stored_messages_turn50": ("==", 108),  # plus the summarized_messages copy
-    "full_prompt_tokens_turn50": ("between", 1320, 1460),  # 1391
-    "trim_prompt_tokens_turn50": ("between", 360, 400),  # 378; the window is 400
-    "langmem_prompt_tokens_turn50": ("between", 200, 225),  # 212
-    "rotation_prompt_tokens_turn50": ("between", 220, 245),  # 232
+    "langmem_stored_messages_turn50": ("==", 103),  # plus the summarized_messages copy
+    "full_prompt_tokens_turn50": ("between", 1270, 1400),  # 1331
+    "trim_prompt_tokens_turn50": ("between", 360, 400),  # 392; the window is 400
+    "langmem_prompt_tokens_turn50": ("between", 135, 160),  # 147
+    "rotation_prompt_tokens_turn50": ("between", 210, 235),  # 222
     "full_summary_calls": ("==", 0),
     "trim_summary_calls": ("==", 0),
     "langmem_summary_calls": ("==", 4),
@@ -69,8 +76,8 @@ EXPECT = {
     "langmem_answer_has_facts_turn50": ("true",),
     "rotation_answer_has_facts_turn50": ("true",),
     "full_earlier_facts_in_prompt_turn50": ("==", 35),
-    "trim_earlier_facts_in_prompt_turn50": ("==", 8),
-    "langmem_earlier_facts_in_prompt_turn50": ("==", 11),
+    "trim_earlier_facts_in_prompt_turn50": ("==", 9),
+    "langmem_earlier_facts_in_prompt_turn50": ("==", 9),
     "rotation_earlier_facts_in_prompt_turn50": ("==", 14),
     # the rotation summary at turn 50 keeps turn 1 and lets the last ten turns in
     "rotation_summary_turn50_has_turn1_facts": ("true",),
