@@ -240,12 +240,11 @@ def remember(store, namespace: tuple, fact: Any, *, said_on, source: str = "") -
 
 # Saved from notebooks/12_memory_over_time.ipynb, In [13]: edit it there, then `make sync`.
 def valid_filter(start: int, end: int) -> dict:
-    """A store filter for dated facts valid on some day in [start, end) (day numbers). "kind"
+    """A store filter for items valid on some day in [start, end) (day numbers). "$ne": None
     comes first: InMemoryStore stops at the first failed condition, so an undated memory in the
-    same namespace never reaches the date comparisons (which would raise on its missing field)."""
+    same namespace never reaches the date comparisons (float(None) would raise)."""
     return {
-        "kind": "Fact",
-        "valid_from": {"$lt": check_int(end, "end")},
+        "valid_from": {"$ne": None, "$lt": check_int(end, "end")},
         "valid_to": {"$gt": check_int(start, "start")},
     }
 
