@@ -1531,8 +1531,11 @@ def _parts(question: str) -> list[str]:
 def _answer_part(q: str, before: str, facts: list[Statement], statements: list[Said]) -> str:
     """One question answered: a profile slot from the facts, else from context statements, else
     "I don't know". A pronoun ("how old are they?") reads with the question `before` it."""
-    slots = [p for p, _ in ask_about_all(q) if p in PREDICATE_LABELS or p == "all"]
+    asked = [p for p, _ in ask_about_all(q)]
+    slots = [p for p in asked if p in PREDICATE_LABELS or p == "all"]
     known = [r for r in (_answer_about_user(q, p, facts) for p in slots) if r]
+    if not slots:  # another slot the parse read ("favourite X"), over the whole history
+        known = [r for r in (_answer_about_user(q, p, facts) for p in asked) if r]
     if slots and len(known) == len(slots) or any(p in SINGLE_VALUED for p in slots):
         # A profile slot is read by the parse or not at all: a sentence merely like the question
         # ("I'd love to work at X") does not fill it.
