@@ -4,6 +4,7 @@ backend, hybrid_search's signature, windows and bad input, and the temporal eval
 from __future__ import annotations
 
 import inspect
+from urllib.parse import urlsplit
 
 import pytest
 from langgraph.store.base import SearchItem
@@ -212,13 +213,19 @@ def test_hybrid_search_reads_now_as_of_and_the_questions_window():
     assert len(hybrid_search(store, ("users", "ana"), "tea", limit=10)) == 6  # no time: everything
 
 
-def test_hybrid_search_combines_the_callers_filter_and_refuses_bad_input():
+def test_hybrid_search_combines_the_callers_filter():
     store = InMemoryStore(index=INDEX)
     ana(store)
     found = hybrid_search(
         store, NS, "Where do I work?", as_of="2025-04-10", filter={"slot": "user|works at"}
     )
     assert _texts(found) == ["User works at Lumenwick."]
+
+
+def test_bad_input_hybrid_search():
+    store = InMemoryStore(index=INDEX)
+    ana(store)
+    before = sorted((i.key, str(i.value)) for i in store.search(NS, limit=1000))
     for kwargs, error in [
         ({"limit": 0}, ValueError),
         ({"limit": "3"}, TypeError),
@@ -232,12 +239,22 @@ def test_hybrid_search_combines_the_callers_filter_and_refuses_bad_input():
         hybrid_search(store, NS, "  ")
     with pytest.raises(TypeError):
         hybrid_search(store, "users", "Where do I work?")
+    assert sorted((i.key, str(i.value)) for i in store.search(NS, limit=1000)) == before
 
 
 @pytest.fixture(params=["memory", "faiss", "sqlite", "postgres"])
 def url(request, tmp_path):
-    if request.param == "postgres":
-        return request.getfixturevalue("postgres_url")
+    if request.param == "postgres":  # its own database: the session's server holds 8-d tables
+        import psycopg
+
+        base = request.getfixturevalue("postgres_url")
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute("DROP DATABASE IF EXISTS memlib_temporal")
+            conn.execute("CREATE DATABASE memlib_temporal")
+        url = urlsplit(base)._replace(path="/memlib_temporal").geturl()
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        return url
     return {
         "memory": "memory://",
         "faiss": f"faiss:///{tmp_path}/f",
