@@ -37,8 +37,8 @@ Durability and concurrency, exactly:
   writes to the log as one record (length, CRC-32, the writes and their vectors) and fdatasyncs
   it before applying it in memory: a write is acknowledged (the call returns) only once durable,
   and if the append fails the call raises with nothing changed. The log grows in zero-filled
-  chunks, so an append overwrites and costs one flush. Every `snapshot_every` logged writes, and
-  on `save()`, a new snapshot and an empty log are written and fsynced, then `manifest.json` is
+  chunks, so an append overwrites and costs one flush. Every `snapshot_every` logged writes, after
+  a batch that deletes (a deleted value must leave the log's bytes), and on `save()`, a new snapshot and an empty log are written and fsynced, then `manifest.json` is
   replaced atomically and the directory fsynced: a crash or SIGKILL at any point leaves the old
   snapshot with its complete log, or the new one. Older files and temporary files of interrupted
   snapshots are deleted by the next snapshot, and on open when no writer holds the directory.
@@ -606,7 +606,10 @@ class FaissStore(BaseStore):
         if self.autosave:
             self._log_append(ops, vecs, now)  # raises before anything changed in memory
         self._apply(ops, vecs, now)
-        if self.autosave and self._log_ops >= self.snapshot_every:
+        # A delete snapshots at once: the deleted value must not stay readable in the log's bytes
+        # (a forget leaves no trace in the files); deletes are rare, puts stay one append.
+        deleted = any(value is None for _, _, value, _ in ops)
+        if self.autosave and (deleted or self._log_ops >= self.snapshot_every):
             try:
                 self.save()
             except Exception as exc:  # the write is durable in the log; snapshot again later

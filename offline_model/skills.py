@@ -1498,17 +1498,22 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
         if score >= top - UPDATE_MARGIN
         and float(vectors[2 + k] @ vectors[2 + best]) >= SAME_SUBJECT_COSINE
     ]
-    if not any(t.tag_ == "VBD" for t in _doc(question)):  # "now": the newest on the subject
-        best = max(same, key=lambda k: statements[k].order)
+    own = [k for k in same if statements[k].first_person]  # the user's statements update, a
+    if own and not any(t.tag_ == "VBD" for t in _doc(question)):  # document's steps do not
+        best = max(own, key=lambda k: statements[k].order)  # "now": the newest on the subject
     # A second statement on another subject, as close to the question, may hold the rest.
     more = [k for _, score, k in scored if score >= top - 0.1 and k not in same][:1]
-    reply = " ".join(_tell(statements[k], asks_when) for k in sorted([best, *more]))
+    step = best + 1  # a document's next step ("Then click ...") continues the one chosen
+    if not statements[best].first_person and step < len(statements):
+        more += [step] if _CONTINUES.match(statements[step].text) else []
+    reply = " ".join(_tell(statements[k], asks_when) for k in sorted({best, *more}))
     if polar:  # a yes/no question: what the newest statement on it says
         return ("No. " if _NEGATED.search(statements[best].text) else "Yes. ") + reply
     return reply
 
 
 _PREFACE = re.compile(r"^[^:?]{1,60}:\s+(?=\S)")
+_CONTINUES = re.compile(r"^(?:then|next|after that|afterwards|finally)\b", re.I)
 _AND_ASK = re.compile(
     r",?\s+and\s+(?=(?:what|who|whom|whose|where|when|which|why|how|do|does|did|is|are|am|can|"
     r"will|has|have)\b)",
