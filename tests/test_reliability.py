@@ -70,6 +70,25 @@ def backend_url(name, request, tmp_path) -> str:
     }[name]
 
 
+def settle_postgres(url: str, deadline: float = 30.0) -> None:
+    """Wait until no other session of this database is mid-statement or mid-transaction. A killed
+    writer's server backend finishes on its own time: a COMMIT it had received can land after
+    the client died, so reading at once could see the old state and then the new one."""
+    import psycopg
+
+    end = time.monotonic() + deadline
+    with psycopg.connect(url, autocommit=True) as conn:
+        while True:
+            busy = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+            ).fetchone()[0]
+            if busy == 0:
+                return
+            assert time.monotonic() < end, f"{busy} sessions still busy after {deadline} s"
+            time.sleep(0.05)
+
+
 def root() -> str:
     return "t" + uuid.uuid4().hex[:10]
 
@@ -180,6 +199,8 @@ def test_sigkill_while_writing_leaves_old_or_new_state(backend, request, tmp_pat
         proc.wait()
         proc.stdout.close()
         proc.stderr.close()
+        if backend == "postgres":
+            settle_postgres(url)
         last = acked[-1] if acked else start - 1
         expected = dict(before)
         for i in range(start, last + 1):
