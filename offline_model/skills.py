@@ -1453,6 +1453,9 @@ def _topic_nouns(question: str) -> set[str]:
     return content_terms(" ".join(nouns))
 
 
+_CONTINUES = re.compile(r"^(?:then|next|after that|afterwards|finally)\b", re.I)
+
+
 def answer_from_context(question: str, statements: list[Said]) -> str | None:
     """The statements that answer `question` (of those on the same subject, the newest), told
     back in the second person with their dates resolved; None when none does: a statement must
@@ -1513,7 +1516,6 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
 
 
 _PREFACE = re.compile(r"^[^:?]{1,60}:\s+(?=\S)")
-_CONTINUES = re.compile(r"^(?:then|next|after that|afterwards|finally)\b", re.I)
 _AND_ASK = re.compile(
     r",?\s+and\s+(?=(?:what|who|whom|whose|where|when|which|why|how|do|does|did|is|are|am|can|"
     r"will|has|have)\b)",
@@ -1538,9 +1540,8 @@ def _answer_part(q: str, before: str, facts: list[Statement], statements: list[S
     "I don't know". A pronoun ("how old are they?") reads with the question `before` it."""
     asked = [p for p, _ in ask_about_all(q)]
     slots = [p for p in asked if p in PREDICATE_LABELS or p == "all"]
-    known = [r for r in (_answer_about_user(q, p, facts) for p in slots) if r]
-    if not slots:  # another slot the parse read ("favourite X"), over the whole history
-        known = [r for r in (_answer_about_user(q, p, facts) for p in asked) if r]
+    # a profile slot, else any other slot the parse read ("favourite X"), over the whole history
+    known = [r for r in (_answer_about_user(q, p, facts) for p in slots or asked) if r]
     if slots and len(known) == len(slots) or any(p in SINGLE_VALUED for p in slots):
         # A profile slot is read by the parse or not at all: a sentence merely like the question
         # ("I'd love to work at X") does not fill it.
