@@ -10,7 +10,7 @@ matches a measured one when that value, rounded to as many decimals as the prose
 (a percentage also matches a fraction: 36% and 0.361).
 
 What is not a measurement is left out of the check: numbers in code spans, links and HTML tags;
-issue numbers (#98, langmem#11); versions (0.0.30, LangGraph 1.2), dates and years; notebook numbers (01 to 12,
+labels (section 4, turn 11, version 2, HTTP 400); issue numbers (#98, langmem#11); versions (0.0.30, LangGraph 1.2), dates and years; notebook numbers (01 to 12,
 "notebook 10", "10's"); ordered-list markers; and the few per-notebook words in `ALLOWED`, each
 with the reason.
 
@@ -64,16 +64,22 @@ _PRODUCT_VERSION = re.compile(
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _LIST_MARKER = re.compile(r"^(\s*)\d+\.\s", re.M)
 _NOTEBOOK_REF = re.compile(
-    r"\bnotebooks?\s+(?:(?:0[1-9]|1[0-2])\b(?:,\s*|\s+(?:and|or|to)\s+)?)+"
+    r"\b(?i:notebooks?)\s+(?:(?:0[1-9]|1[0-2])\b(?:,\s*|\s+(?:and|or|to)\s+)?)+"
     r"|\b(?:0[1-9]|1[0-2])(?:'s|\s*\[\d+\])"
     r"|\b0[1-9]\b|^#+\s+\d+\s*·|\[\d\d\s*·",
     re.M,
 )
 _EXERCISES = re.compile(r"^#+\s*Exercises\b.*?(?=^#+\s|\Z)", re.M | re.S)
+# Labels, not amounts: section 4, exercise 6, bug 2, design 1, version 3, turn 11, session 2, HTTP 400.
+_LABEL = re.compile(
+    r"\b(?i:sections?|exercises?|bugs?|designs?|versions?|turns?|sessions?|steps?|rounds?)"
+    r"\s+\d+(?:(?:,\s*|\s+(?:and|or|to)\s+)\d+)*\b|\bHTTP\s+\d{3}\b|\bISO\s+8601\b"
+)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # A number: 1,187 / 0.94 / 12 / 36%, not inside a word or a name (gpt-4o, MiniLM-L6, v2, top-3).
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%?)(?![\w])")
-_ANY_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_NUMBER = re.compile(r"(?<![\w.@/])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%?)(?![\w])")
+# In outputs: any number standing alone, not a fragment of an id or a hash (d0370998, 5165-4449).
+_ANY_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w-])")
 
 
 def prose_numbers(markdown: str) -> list[tuple[str, float, int, bool]]:
@@ -89,6 +95,7 @@ def prose_numbers(markdown: str) -> list[tuple[str, float, int, bool]]:
         _VERSION,
         _PRODUCT_VERSION,
         _DATE,
+        _LABEL,
         _YEAR,
     ):
         text = pattern.sub(" ", text)
@@ -215,7 +222,7 @@ def test_a_number_the_outputs_do_not_give_is_reported():
 def test_what_is_not_a_measurement_is_left_out():
     text = (
         "# 04 · Semantic memory\n\n1. In notebook 10 and 03's store, see langmem#98 and #126,\n"
-        "LangMem 0.0.30 (2025) and LangGraph 1.2, `k=5`, [link](https://x.org/a/123), gpt-4o on 2026-12-01.\n"
+        "LangMem 0.0.30 (2025) and LangGraph 1.2, section 4, turns 2 and 3, HTTP 400, `k=5`, [link](https://x.org/a/123), gpt-4o on 2026-12-01.\n"
         "```python\nx = 77\n```"
     )
     assert prose_numbers(text) == []
