@@ -8,9 +8,10 @@ import pytest
 
 
 def pytest_collection_modifyitems(config, items):
-    """The book test builds from the notebooks the offline runs write: run it after them (with
-    `--dist loadgroup` both are in the "main" group, so one worker runs them in this order)."""
-    items.sort(key=lambda item: item.path.name == "test_book.py")
+    """The book test and the prose check read the executed notebooks the offline runs write: run
+    them after those (with `--dist loadgroup` all are in the "main" group, so one worker runs them
+    in this order)."""
+    items.sort(key=lambda item: item.path.name in ("test_book.py", "test_prose_figures.py"))
 
 
 @pytest.fixture(scope="session")
