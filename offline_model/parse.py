@@ -24,106 +24,24 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 SLOTS = ("name", "employer", "role", "location")
-_NEG_ADV = {
-    "not",
-    "n't",
-    "never",
-    "no",
-    "anymore",
-    "longer",
-    "formerly",
-    "originally",
-    "once",
-    "previously",
-}
+_NEG_ADV = frozenset("not n't never no anymore longer formerly originally once previously".split())
 _MODAL = {"would", "could", "might", "'d", "should", "may", "will", "'ll", "wo", "shall"}
-_NOT_NOW = {
-    "apply",
-    "plan",
-    "hope",
-    "want",
-    "love",
-    "like",
-    "imagine",
-    "interview",
-    "consider",
-    "think",
-    "use",
-    "grow",
-    "bear",
-    "leave",
-    "dream",
-    "wish",
-}
-_TIME_NOUNS = {
-    "moment",
-    "time",
-    "age",
-    "while",
-    "year",
-    "month",
-    "week",
-    "day",
-    "weekend",
-    "night",
-    "morning",
-    "evening",
-    "present",
-    "minute",
-    "decade",
-    "end",
-    "start",
-    "beginning",
-}
-_NOT_ROLES = {
-    # nouns a parse can put where a job goes ("both the city and the job", "the surname's
-    # double-barrelled", "4 days a wk")
-    "city",
-    "town",
-    "country",
-    "company",
-    "firm",
-    "surname",
-    "place",
-    "thing",
-    "number",
-    "wk",
-    "joke",
-    "exception",
-    "mistake",
-    "native",
-    "local",
-    "resident",
-    "sibling",
-    "brother",
-    "sister",
-    "son",
-    "daughter",
-    "parent",
-    "mum",
-    "mom",
-    "dad",
-    "father",
-    "mother",
-    "child",
-    "kid",
-    "twin",
-    "friend",
-    "neighbour",
-    "neighbor",
-    "fan",
-    "person",
-    "one",
-    "type",
-    "kind",
-    "guy",
-    "girl",
-    "boy",
-    "man",
-    "woman",
-    "customer",
-    "user",
-}
+_NOT_NOW = frozenset(
+    """apply plan hope want love like imagine interview consider think use grow bear leave dream
+wish""".split()
+)
+_TIME_NOUNS = frozenset(
+    """moment time age while year month week day weekend night morning evening present minute
+decade end start beginning""".split()
+)
+# nouns a parse can put where a job goes ("both the city and the job", "the surname's
+# double-barrelled", "4 days a wk")
+_NOT_ROLES = frozenset(
+    """city town country company firm surname place thing number wk joke exception mistake native
+local resident sibling brother sister son daughter parent mum mom dad father mother child
+kid twin friend neighbour neighbor fan person one type kind guy girl boy man woman customer
+user""".split()
+)
 _STATES = {"live", "work", "be", "base", "reside", "stay"}
 _PLACE_VERBS = {"live", "base", "move", "relocate", "reside", "settle", "rent"}
 _WORK_VERBS = {"work", "join", "start", "freelance", "practise", "practice", "teach"}
@@ -156,34 +74,11 @@ def _nlp():
         return None
 
 
-_PRAISE = {
-    "experienced",
-    "qualified",
-    "trained",
-    "professional",
-    "seasoned",
-    "proud",
-    "good",
-    "humble",
-    "best",
-    "lowly",
-    "simple",
-    "typical",
-    "ordinary",
-    "overworked",
-    "busy",
-    "happy",
-    "only",
-    "junior",
-    "senior",
-    "salaried",
-    "permanent",
-    "full-time",
-    "part-time",
-    "current",
-    "sole",
-    "new",
-}
+_PRAISE = frozenset(
+    """experienced qualified trained professional seasoned proud good humble best lowly simple
+typical ordinary overworked busy happy only junior senior salaried permanent full-time
+part-time current sole new""".split()
+)
 
 
 _SITES = {"office", "branch", "team", "site", "headquarters", "hq", "plant", "store", "lab"}
@@ -589,73 +484,15 @@ _PLACE_CUE = re.compile(
     r"\b(?:live|living|lives|moved|move|moving|based|relocated|settled|work|working|works|"
     r"job|I'm|I am)\s+(?:in|to|at|for|with)\s+([a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)"
 )
-_NOT_PROPER = {
-    "back",
-    "here",
-    "there",
-    "fine",
-    "good",
-    "ok",
-    "okay",
-    "done",
-    "sure",
-    "sorry",
-    "just",
-    "so",
-    "not",
-    "also",
-    "still",
-    "really",
-    "currently",
-    "now",
-    "based",
-    "working",
-    "living",
-    "moving",
-    "home",
-    "night",
-    "work",
-    "weekends",
-    "school",
-    "office",
-    "university",
-    "uni",
-    "college",
-    "hospital",
-    "team",
-    "company",
-    "startup",
-    "the",
-    "a",
-    "an",
-    "my",
-    "our",
-    "least",
-    "first",
-    "last",
-    "all",
-    "about",
-    "around",
-    "between",
-    "remote",
-    "remotely",
-    *"jan feb mar apr may jun jul aug sep sept oct nov dec".split(),
-    *"january february march april june july august september october november december".split(),
-    *"monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri".split(),
-    "lol",
-    "btw",
-    "tbh",
-    "haha",
-    "though",
-    "tho",
-    "too",
-    "anymore",
-    "atm",
-    "rn",
-    "lately",
-    "today",
-    "ngl",
-}
+_NOT_PROPER = frozenset(
+    """back here there fine good ok okay done sure sorry just so not also still really currently
+now based working living moving home night work weekends school office university uni
+college hospital team company startup the a an my our least first last all about around
+between remote remotely jan feb mar apr may jun jul aug sep sept oct nov dec january
+february march april june july august september october november december monday tuesday
+wednesday thursday friday saturday sunday mon tue wed thu fri lol btw tbh haha though tho
+too anymore atm rn lately today ngl""".split()
+)
 
 
 def _truecase(text: str) -> str:

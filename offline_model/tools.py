@@ -397,17 +397,7 @@ FIELD_CONCEPTS: list[tuple[str, re.Pattern, re.Pattern | None]] = [
         ),
     ]
 ]
-_PROFILE = {
-    "name",
-    "employer",
-    "role",
-    "location",
-    "preference",
-    "dislike",
-    "expertise",
-    "project",
-    "age",
-}
+_PROFILE = frozenset("name employer role location preference dislike expertise project age".split())
 _EPISODE = {"situation", "approach", "outcome", "lesson"}
 _PER_FACT = {"content", "subject", "predicate", "object"}
 PREDICATE_VERBS = {
