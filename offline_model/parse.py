@@ -1339,33 +1339,6 @@ def _job_phrases(t) -> Iterator[tuple[str, str]]:
         yield from [("role", _span(o)) for o in _objects(t, ("as",))]
 
 
-def _home_or_local(t) -> Iterator[tuple[str, str]]:
-    """ "working from home in Riga", "a Harrowgate local": where the writer lives."""
-    if t.lower_ == "home" and t.dep_ == "pobj" and t.head.lower_ in ("from", "at"):
-        # "freelancing from home in Las Palmas", "working at home in Riga"
-        clause = t.head.head
-        if clause.pos_ in ("VERB", "AUX") and _is_user(clause) and not _hedged(clause):
-            yield from [
-                ("location", _span(o))
-                for o in _objects(t, ("in",)) + _objects(clause, ("in",))
-                if o.pos_ == "PROPN"
-            ]
-    if t.lemma_.lower() in ("local", "resident") and t.pos_ == "NOUN":
-        clause = t.head
-        mine = (t.dep_ == "attr" and _is_user(clause) and not _hedged(clause)) or any(
-            c.lower_ == "here" for c in t.children
-        )
-        if mine:  # "I'm a Harrowgate local", "Harrowgate resident here"
-            yield from [
-                ("location", _span(c))
-                for c in t.children
-                if c.dep_ in ("compound", "amod")
-                and c.text[:1].isupper()
-                and c.i > 0
-                or (c.dep_ in ("compound", "amod") and c.pos_ == "PROPN")
-            ]
-
-
 def _what_i_do_is(t) -> Iterator[tuple[str, str]]:
     """A clause as the subject of "is": "Where I actually live is Utrecht", "What I do is
     marketing", "who I do it for is X"."""
@@ -1649,7 +1622,6 @@ def _meant(t, context: str) -> Iterator[tuple[str, str]]:
 _TOKEN_READERS = (
     _where_i_clause,
     _job_phrases,
-    _home_or_local,
     _what_i_do_is,
     _job_as_or_employing,
     _slot_noun_is,
