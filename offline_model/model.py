@@ -96,7 +96,7 @@ class OfflineChatModel(BaseChatModel):
       "now" / "these days" ignored; only changed fields, a context field gets the user's new
       sentence; profile documents are patched field by field), RemoveDoc for the record whose
       subject / predicate / object the user retracts ("forget that ...", "I no longer ...",
-      "not ... anymore", "I stopped ...") and new schema calls; on a validation error it answers PatchFunctionErrors / PatchFunctionName from the error text. LangMem: Done on
+      "not ... anymore", "I stopped ...") and new schema calls; on a validation error it answers PatchFunctionErrors from the error text. LangMem: Done on
       later steps, prompt-optimizer tools add feedback as rules to the prompt (feedback given
       as a dict literal gives its text values; a bare score adds no rule). With tool_choice
       auto, when the user states facts or says "remember ..." / "forget ...", it searches memory

@@ -24,106 +24,24 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 SLOTS = ("name", "employer", "role", "location")
-_NEG_ADV = {
-    "not",
-    "n't",
-    "never",
-    "no",
-    "anymore",
-    "longer",
-    "formerly",
-    "originally",
-    "once",
-    "previously",
-}
+_NEG_ADV = frozenset("not n't never no anymore longer formerly originally once previously".split())
 _MODAL = {"would", "could", "might", "'d", "should", "may", "will", "'ll", "wo", "shall"}
-_NOT_NOW = {
-    "apply",
-    "plan",
-    "hope",
-    "want",
-    "love",
-    "like",
-    "imagine",
-    "interview",
-    "consider",
-    "think",
-    "use",
-    "grow",
-    "bear",
-    "leave",
-    "dream",
-    "wish",
-}
-_TIME_NOUNS = {
-    "moment",
-    "time",
-    "age",
-    "while",
-    "year",
-    "month",
-    "week",
-    "day",
-    "weekend",
-    "night",
-    "morning",
-    "evening",
-    "present",
-    "minute",
-    "decade",
-    "end",
-    "start",
-    "beginning",
-}
-_NOT_ROLES = {
-    # nouns a parse can put where a job goes ("both the city and the job", "the surname's
-    # double-barrelled", "4 days a wk")
-    "city",
-    "town",
-    "country",
-    "company",
-    "firm",
-    "surname",
-    "place",
-    "thing",
-    "number",
-    "wk",
-    "joke",
-    "exception",
-    "mistake",
-    "native",
-    "local",
-    "resident",
-    "sibling",
-    "brother",
-    "sister",
-    "son",
-    "daughter",
-    "parent",
-    "mum",
-    "mom",
-    "dad",
-    "father",
-    "mother",
-    "child",
-    "kid",
-    "twin",
-    "friend",
-    "neighbour",
-    "neighbor",
-    "fan",
-    "person",
-    "one",
-    "type",
-    "kind",
-    "guy",
-    "girl",
-    "boy",
-    "man",
-    "woman",
-    "customer",
-    "user",
-}
+_NOT_NOW = frozenset(
+    """apply plan hope want love like imagine interview consider think use grow bear leave dream
+wish""".split()
+)
+_TIME_NOUNS = frozenset(
+    """moment time age while year month week day weekend night morning evening present minute
+decade end start beginning""".split()
+)
+# nouns a parse can put where a job goes ("both the city and the job", "the surname's
+# double-barrelled", "4 days a wk")
+_NOT_ROLES = frozenset(
+    """city town country company firm surname place thing number wk joke exception mistake native
+local resident sibling brother sister son daughter parent mum mom dad father mother child
+kid twin friend neighbour neighbor fan person one type kind guy girl boy man woman customer
+user""".split()
+)
 _STATES = {"live", "work", "be", "base", "reside", "stay"}
 _PLACE_VERBS = {"live", "base", "move", "relocate", "reside", "settle", "rent"}
 _WORK_VERBS = {"work", "join", "start", "freelance", "practise", "practice", "teach"}
@@ -156,34 +74,11 @@ def _nlp():
         return None
 
 
-_PRAISE = {
-    "experienced",
-    "qualified",
-    "trained",
-    "professional",
-    "seasoned",
-    "proud",
-    "good",
-    "humble",
-    "best",
-    "lowly",
-    "simple",
-    "typical",
-    "ordinary",
-    "overworked",
-    "busy",
-    "happy",
-    "only",
-    "junior",
-    "senior",
-    "salaried",
-    "permanent",
-    "full-time",
-    "part-time",
-    "current",
-    "sole",
-    "new",
-}
+_PRAISE = frozenset(
+    """experienced qualified trained professional seasoned proud good humble best lowly simple
+typical ordinary overworked busy happy only junior senior salaried permanent full-time
+part-time current sole new""".split()
+)
 
 
 _SITES = {"office", "branch", "team", "site", "headquarters", "hq", "plant", "store", "lab"}
@@ -589,73 +484,15 @@ _PLACE_CUE = re.compile(
     r"\b(?:live|living|lives|moved|move|moving|based|relocated|settled|work|working|works|"
     r"job|I'm|I am)\s+(?:in|to|at|for|with)\s+([a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)"
 )
-_NOT_PROPER = {
-    "back",
-    "here",
-    "there",
-    "fine",
-    "good",
-    "ok",
-    "okay",
-    "done",
-    "sure",
-    "sorry",
-    "just",
-    "so",
-    "not",
-    "also",
-    "still",
-    "really",
-    "currently",
-    "now",
-    "based",
-    "working",
-    "living",
-    "moving",
-    "home",
-    "night",
-    "work",
-    "weekends",
-    "school",
-    "office",
-    "university",
-    "uni",
-    "college",
-    "hospital",
-    "team",
-    "company",
-    "startup",
-    "the",
-    "a",
-    "an",
-    "my",
-    "our",
-    "least",
-    "first",
-    "last",
-    "all",
-    "about",
-    "around",
-    "between",
-    "remote",
-    "remotely",
-    *"jan feb mar apr may jun jul aug sep sept oct nov dec".split(),
-    *"january february march april june july august september october november december".split(),
-    *"monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri".split(),
-    "lol",
-    "btw",
-    "tbh",
-    "haha",
-    "though",
-    "tho",
-    "too",
-    "anymore",
-    "atm",
-    "rn",
-    "lately",
-    "today",
-    "ngl",
-}
+_NOT_PROPER = frozenset(
+    """back here there fine good ok okay done sure sorry just so not also still really currently
+now based working living moving home night work weekends school office university uni
+college hospital team company startup the a an my our least first last all about around
+between remote remotely jan feb mar apr may jun jul aug sep sept oct nov dec january
+february march april june july august september october november december monday tuesday
+wednesday thursday friday saturday sunday mon tue wed thu fri lol btw tbh haha though tho
+too anymore atm rn lately today ngl""".split()
+)
 
 
 def _truecase(text: str) -> str:
@@ -1069,19 +906,12 @@ def _not_the_users(clause, subjects: list) -> tuple[list[tuple[str, str]], set[s
 
 
 def _place_around(clause, lemma: str) -> list[tuple[str, str]]:
-    """ "I'm in the Harrowgate area", "I live just outside Harrowgate", "I live out in Utrecht":
-    a place the writer lives in, near or out in."""
+    """ "I live just outside Harrowgate", "I live out in Utrecht": a place the writer lives near
+    or out in."""
     out = []
     if lemma in ("live", "base") or (lemma == "be" and _is_user(clause)):
         for o in _objects(clause, ("outside", "near", "in")):
-            if o.lemma_.lower() in ("area", "region", "suburb", "outskirts", "centre", "center"):
-                # "I'm in the Harrowgate area", "I live in the Riga suburbs"
-                out += [
-                    ("location", _span(c))
-                    for c in o.children
-                    if c.dep_ in ("compound", "amod") and c.text[:1].isupper()
-                ]
-            elif o.head.lower_ in ("outside", "near") and lemma != "be" and o.pos_ == "PROPN":
+            if o.head.lower_ in ("outside", "near") and lemma != "be" and o.pos_ == "PROPN":
                 out.append(("location", _span(o)))  # "I live just outside Harrowgate"
     if lemma in _PLACE_VERBS:  # "I live out in Utrecht", "I live over in Riga"
         for adv in (a for a in clause.children if a.lower_ in _DIRECTIONS):
@@ -1164,12 +994,6 @@ def _complement_fact(clause, c, lemma: str, lower: bool) -> list[tuple[str, str]
         return [("name", c.text.title())]  # "hi i'm greta"
     if c.dep_ == "dobj" and lemma == "join":
         return [("employer", _span(c, article=True))]
-    if (
-        c.dep_ in ("oprd", "xcomp")
-        and lemma == "call"
-        and any(d.lower_ == "me" for d in clause.children)
-    ):
-        return [("name", _title_name(c))]
     if (
         c.dep_ == "dobj"
         and lemma == "do"
@@ -1404,16 +1228,9 @@ def _introduced_by_as(doc) -> list[tuple[str, str]]:
                         for q in (q for q in p.children if q.dep_ == "pobj" and q.pos_ == "PROPN"):
                             if r.lemma_ in _PLACE_VERBS and p.lower_ == "in":
                                 out.append(("location", _span(q)))
-                            elif r.lemma_ in _WORK_VERBS and p.lower_ in ("at", "for"):
-                                out.append(("employer", _span(q, article=True)))
             elif t.i > 0 and _has_det(o) and o.lemma_.lower() not in _NOT_ROLES:
                 out.append(("role", _span(o)))  # "Speaking as a teacher myself"
                 out += _employers(o)  # "Asking as a data analyst with Umbrella Health"
-                for here in (h for h in o.children if h.lower_ == "here"):
-                    out += _places(here)
-                    out += [
-                        ("location", _span(q)) for q in _objects(here, ("in",)) if q.pos_ == "PROPN"
-                    ]
             elif t.i == 0 and _has_det(o) and _former(o):
                 # "As a former accountant and current backend developer, ..."
                 out += [
@@ -1502,33 +1319,6 @@ def _job_phrases(t) -> Iterator[tuple[str, str]]:
         yield from [("role", _span(o)) for o in _objects(t, ("as",))]
 
 
-def _home_or_local(t) -> Iterator[tuple[str, str]]:
-    """ "working from home in Riga", "a Harrowgate local": where the writer lives."""
-    if t.lower_ == "home" and t.dep_ == "pobj" and t.head.lower_ in ("from", "at"):
-        # "freelancing from home in Las Palmas", "working at home in Riga"
-        clause = t.head.head
-        if clause.pos_ in ("VERB", "AUX") and _is_user(clause) and not _hedged(clause):
-            yield from [
-                ("location", _span(o))
-                for o in _objects(t, ("in",)) + _objects(clause, ("in",))
-                if o.pos_ == "PROPN"
-            ]
-    if t.lemma_.lower() in ("local", "resident") and t.pos_ == "NOUN":
-        clause = t.head
-        mine = (t.dep_ == "attr" and _is_user(clause) and not _hedged(clause)) or any(
-            c.lower_ == "here" for c in t.children
-        )
-        if mine:  # "I'm a Harrowgate local", "Harrowgate resident here"
-            yield from [
-                ("location", _span(c))
-                for c in t.children
-                if c.dep_ in ("compound", "amod")
-                and c.text[:1].isupper()
-                and c.i > 0
-                or (c.dep_ in ("compound", "amod") and c.pos_ == "PROPN")
-            ]
-
-
 def _what_i_do_is(t) -> Iterator[tuple[str, str]]:
     """A clause as the subject of "is": "Where I actually live is Utrecht", "What I do is
     marketing", "who I do it for is X"."""
@@ -1539,8 +1329,6 @@ def _what_i_do_is(t) -> Iterator[tuple[str, str]]:
         for a in attrs if mine else ():
             if where and t.lemma_ in _PLACE_VERBS and a.pos_ == "PROPN":
                 yield ("location", _span(a))
-            elif where and t.lemma_ in _WORK_VERBS and a.pos_ == "PROPN":
-                yield ("employer", _span(a, article=True))
             elif any(c.lower_ == "who" for c in t.subtree) and a.pos_ == "PROPN":
                 if t.lemma_ in _WORK_VERBS or t.lemma_ == "do":
                     yield ("employer", _span(a, article=True))
@@ -1625,12 +1413,6 @@ def _called_home_or_based(t) -> Iterator[tuple[str, str]]:
             for c in t.children
         )
     ):
-        # "I've called Buenos Aires home since uni" (the parser may make the city part of "home")
-        yield from [
-            ("location", _span(c))
-            for c in t.children
-            if c.dep_ in ("dobj", "nsubj") and c.pos_ == "PROPN"
-        ]
         for home in (c for c in t.children if c.lower_ == "home"):
             named = [c for c in home.children if c.dep_ == "compound" and c.pos_ == "PROPN"]
             if named:
@@ -1719,16 +1501,7 @@ def _name_is_my_slot(t) -> Iterator[tuple[str, str]]:
 
 
 def _workplace_nouns(t) -> Iterator[tuple[str, str]]:
-    """The employer after a workplace noun: "the team at X", "my boss at X", "my job as Y at X"."""
-    if (
-        t.lemma_.lower() in ("team", "staff", "crew", "department")
-        and t.head.lower_ in ("of", "on", "in")
-        and t.head.head.lemma_ in ("part", "be")
-    ):
-        # "I'm part of the team at X", "I'm on the optics team at X"
-        clause = t.head.head if t.head.head.pos_ == "AUX" else t.head.head.head
-        if clause.pos_ in ("VERB", "AUX") and _is_user(clause) and not _hedged(clause):
-            yield from _employers(t)
+    """The employer after a workplace noun: "my boss at X", "my job as Y at X"."""
     if (
         t.lemma_.lower() in _WORKPLACE_NOUNS
         and any(c.lower_ == "my" for c in t.children)
@@ -1748,8 +1521,6 @@ def _workplace_nouns(t) -> Iterator[tuple[str, str]]:
             objs = [o for o in p.children if o.dep_ == "pobj"]
             if p.dep_ == "prep" and p.lower_ == "as" and objs:
                 yield from [("role", _span(objs[0])), *_employers(objs[0])]
-            elif p.dep_ == "prep" and p.lower_ in ("at", "with") and objs:
-                yield ("employer", _span(objs[0], article=True))
     if (
         t.lemma_.lower() == "work"
         and t.pos_ == "NOUN"
@@ -1801,8 +1572,6 @@ def _meant(t, context: str) -> Iterator[tuple[str, str]]:
             slot = {"GPE": "location", "LOC": "location", "ORG": "employer", "PERSON": "name"}
             if o.pos_ == "PROPN" and topic & _PLACE_VERBS:
                 yield ("location", _span(o))
-            elif o.pos_ == "PROPN" and topic & _WORK_VERBS:
-                yield ("employer", _span(o, article=True))
             elif o.ent_type_ in slot:
                 yield (slot[o.ent_type_], _span(o, article=o.ent_type_ == "ORG"))
             elif o.pos_ == "NOUN":
@@ -1812,7 +1581,6 @@ def _meant(t, context: str) -> Iterator[tuple[str, str]]:
 _TOKEN_READERS = (
     _where_i_clause,
     _job_phrases,
-    _home_or_local,
     _what_i_do_is,
     _job_as_or_employing,
     _slot_noun_is,

@@ -429,33 +429,10 @@ _KEY_IS_VALUE = re.compile(
 _ROLE_WORD = re.compile(
     r"(?i)(?:er|or|ist|ian|ant|ent|ect|ee|lead|head|manager|nurse|chef|intern|cto|ceo|cfo|vp|pm|officer|owner|dev|admin|analyst|architect|consultant|scientist|founder|student|professor|lecturer|coach)$"
 )
-_NOT_ROLES = {
-    "vegetarian",
-    "vegan",
-    "beginner",
-    "fan",
-    "lover",
-    "member",
-    "user",
-    "customer",
-    "parent",
-    "mother",
-    "father",
-}
-_PRONOUN_VALUES = {
-    "it",
-    "that",
-    "this",
-    "them",
-    "you",
-    "me",
-    "him",
-    "her",
-    "there",
-    "here",
-    "so",
-    "one",
-}
+_NOT_ROLES = frozenset(
+    """vegetarian vegan beginner fan lover member user customer parent mother father""".split()
+)
+_PRONOUN_VALUES = frozenset("it that this them you me him her there here so one".split())
 
 
 _ROLE_QUALIFIERS = re.compile(
@@ -952,31 +929,10 @@ _IRREGULAR = {
     "go": "goes",
     "was": "was",
 }
-_MODALS = {
-    "can",
-    "could",
-    "will",
-    "would",
-    "should",
-    "might",
-    "must",
-    "may",
-    "shall",
-    "'ll",
-    "'d",
-    "did",
-    "had",
-    "cannot",
-    "can't",
-    "won't",
-    "wouldn't",
-    "couldn't",
-    "shouldn't",
-    "didn't",
-    "wasn't",
-    "isn't",
-    "aren't",
-}
+_MODALS = frozenset(
+    """can could will would should might must may shall 'll 'd did had cannot can't won't wouldn't
+couldn't shouldn't didn't wasn't isn't aren't""".split()
+)
 _ADVERB = re.compile(
     r"^(?:\w+ly|also|just|still|often|usually|always|never|now|currently|recently|mostly|mainly|even)$",
     re.I,

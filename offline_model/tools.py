@@ -4,7 +4,7 @@ Provides `plan_tool_calls(messages, tools, tool_choice)`: the tool calls the off
 or None to reply in text. It reads the conversation (plain chat messages, or the transcript that
 LangMem and trustcall embed in their prompts), extracts facts with offline_model/rules.py, and
 fills each tool's JSON schema field by field from what the field's name and description ask for.
-Protocols it follows: trustcall's PatchDoc / RemoveDoc / PatchFunctionErrors / PatchFunctionName
+Protocols it follows: trustcall's PatchDoc / RemoveDoc / PatchFunctionErrors
 (update, delete and validation repair), LangMem's Done, manage_memory and search_memory, and the
 prompt optimizers' think / critique / recommend / OptimizedPromptOutput tools.
 
@@ -397,17 +397,7 @@ FIELD_CONCEPTS: list[tuple[str, re.Pattern, re.Pattern | None]] = [
         ),
     ]
 ]
-_PROFILE = {
-    "name",
-    "employer",
-    "role",
-    "location",
-    "preference",
-    "dislike",
-    "expertise",
-    "project",
-    "age",
-}
+_PROFILE = frozenset("name employer role location preference dislike expertise project age".split())
 _EPISODE = {"situation", "approach", "outcome", "lesson"}
 _PER_FACT = {"content", "subject", "predicate", "object"}
 PREDICATE_VERBS = {
@@ -1318,8 +1308,9 @@ def _best_schema_tool(tools: list[ToolSpec], filler: Filler) -> ToolSpec:
     return max(tools, key=score) if len(tools) > 1 else tools[0]
 
 
-def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tuple[str, dict]]:
-    """trustcall's validation-retry path: read the error, patch the failed call."""
+def _repair(ctx: Context, filler: Filler) -> list[tuple[str, dict]]:
+    """trustcall's validation-retry path: read the error, patch the failed call (the model calls
+    only the tools it is offered, so trustcall's unknown-tool repair never arises)."""
     error_msg = next((m for m in reversed(ctx.messages) if m.type == "tool"), None)
     if error_msg is None:
         return []
@@ -1329,8 +1320,6 @@ def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tu
     call = next(
         (c for m in ctx.messages if m.type == "ai" for c in m.tool_calls if c["id"] == target), None
     )
-    if "Unrecognized tool name" in error:
-        return _rename_call(error, tools, call, target)
     schema = None
     m = re.search(r"Expected Parameter Schema:\s*```json\s*(?P<schema>.*?)```", error, re.S)
     if m:
@@ -1348,31 +1337,6 @@ def _repair(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list[tu
                 "json_doc_id": target,
                 "planned_edits": "\n".join(f"- {n}" for n in notes) or "- no errors parsed",
                 "patches": patches,
-            },
-        )
-    ]
-
-
-def _rename_call(
-    error: str, tools: dict[str, ToolSpec], call: dict | None, target: str
-) -> list[tuple[str, dict]]:
-    """A call of an unknown tool renamed to the valid tool sharing most of its letters."""
-    name_tool = next((n for n in tools if n.startswith("PatchFunctionName")), None)
-    valid = re.search(r"access to the following tools: (?P<names>[^.]+)\.", error)
-    names = [n.strip() for n in valid["names"].split(",")] if valid else []
-    names = [n for n in names if n not in ("PatchDoc", "PatchFunctionErrors")]
-    bad = call["name"] if call else ""
-    fixed = max(names, key=lambda n: len(set(n.lower()) & set(bad.lower()))) if names else None
-    return [
-        (
-            name_tool or "PatchFunctionName",
-            {
-                "json_doc_id": target,
-                "reasoning": [
-                    f'"{bad}" is not a known tool.',
-                    f"The closest valid tool is {fixed}.",
-                ],
-                "fixed_name": fixed,
             },
         )
     ]
@@ -1663,7 +1627,7 @@ def plan_tool_calls(
     filler = Filler(ctx, grade)
 
     if "PatchFunctionErrors" in specs and any(m.type == "tool" for m in messages):
-        return _repair(ctx, specs, filler)
+        return _repair(ctx, filler)
     optimizer = (
         _optimizer(ctx, specs, forced_name)
         if (
