@@ -1231,6 +1231,7 @@ class Said:
     when: date | None
     order: int
     first_person: bool = False  # the user's own words ("I", "my")
+    about: str = ""  # for a reply, the message it answers: names it may leave unsaid
 
 
 _ISO = r"(\d{4}-\d{2}-\d{2})"
@@ -1254,6 +1255,7 @@ def context_statements(messages: Sequence[BaseMessage], skip: int) -> list[Said]
     out: list[Said] = []
     seen: set[str] = set()
     when: date | None = None
+    asked = ""
     start = max(0, len(messages) - MAX_CONTEXT_MESSAGES)
     for i, m in enumerate(messages):
         text = _context_text(m)
@@ -1262,6 +1264,8 @@ def context_statements(messages: Sequence[BaseMessage], skip: int) -> list[Said]
             continue
         if i == skip or (i < start and m.type != "system"):
             continue
+        about = asked if m.type == "ai" else ""
+        asked = text if m.type == "human" else asked
         for line in text.splitlines():
             said_on = _SAID_ON.search(line) or _LINE_DATE.match(line)
             line_when = date.fromisoformat(said_on.group(1)) if said_on else when
@@ -1273,7 +1277,7 @@ def context_statements(messages: Sequence[BaseMessage], skip: int) -> list[Said]
                     continue
                 seen.add(s)
                 s = _CONTEXT_LABEL.sub("", s) if m.type == "system" else s
-                out.append(Said(s, line_when, len(out), m.type == "human"))
+                out.append(Said(s, line_when, len(out), m.type == "human", about))
     return out
 
 
@@ -1481,7 +1485,7 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
             or (overlap >= OVERLAP_THRESHOLD and cos >= CONTEXT_OVERLAP_MIN_COSINE)
             or (hit >= 0.5 and cos >= CONTEXT_OVERLAP_MIN_COSINE)
         )
-        low = s.text.lower()
+        low = f"{s.text} {s.about}".lower()  # a reply names what its question named
         if not ok or any(not re.search(rf"\b{re.escape(n)}\b", low) for n in names):
             continue
         if nouns and not nouns & terms and cos < SAME_TOPIC_COSINE or polar and nouns - terms:
