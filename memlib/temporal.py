@@ -450,17 +450,22 @@ def dated_fact_writer(model, store, clock=date.today):
     user's facts, `remember` places each, said on clock(); returns the puts as LangMem's do."""
     check_store(store)
     _check_clock(clock)
+    done = set()  # (namespace, thread, text) proposed: a background transcript repeats old turns
 
     def write(inputs: dict, config) -> list[dict]:
         check_user_id(config["configurable"].get("user_id"))
         namespace = writer.namespace(config)  # ("users", user_id, "facts"), as 04's manager
         said, puts = clock(), []
         for text in _user_texts(inputs["messages"]):
+            seen = (namespace, config["configurable"].get("thread_id"), text)
+            if seen in done:
+                continue
             for fact in propose_facts(model, text):
                 key = remember(store, namespace, fact, said_on=said, source=text)
                 puts.append(
                     {"namespace": namespace, "key": key, "value": store.get(namespace, key).value}
                 )
+            done.add(seen)
         return puts
 
     writer = RunnableLambda(write)

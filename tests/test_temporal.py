@@ -434,5 +434,6 @@ def test_the_agent_strategy_on_dated_memory():
     temporal = [r for r in run.rows if r["type"] == "temporal"]
     assert temporal and all(r["correct"] for r in temporal), temporal
     assert all(r["retrieved"] is not None and len(r["retrieved"]) <= 3 for r in run.rows)
+    assert 1.0 < run.ingest["calls_per_turn"] <= 2.0  # a reply, a proposal per new user text
     with pytest.raises(ValueError):
         MemoryAgent(None, InMemoryStore(), memory="graph")
