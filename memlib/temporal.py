@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from memlib.agent import memory_as_data
 from memlib.checks import (
+    check_chat_model,
     check_int,
     check_namespace,
     check_number,
@@ -448,6 +449,7 @@ def _check_clock(clock):
 def dated_fact_writer(model, store, clock=date.today):
     """A writer for 09's BlendedWriter (hot path and background alike): the model proposes the
     user's facts, `remember` places each, said on clock(); returns the puts as LangMem's do."""
+    check_chat_model(model)
     check_store(store)
     _check_clock(clock)
     done = set()  # (namespace, thread, text) proposed: a background transcript repeats old turns

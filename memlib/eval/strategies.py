@@ -268,7 +268,7 @@ class MemoryAgent(Strategy):
         from memlib.writers import BlendedWriter
 
         super().__init__(model, store, trace)
-        if memory not in ("langmem", "temporal"):
+        if check_str(memory, "memory") not in ("langmem", "temporal"):
             raise ValueError(f"memory must be 'langmem' or 'temporal', got {memory!r}")
         options = dict(agent="assistant", k=k, threshold=threshold, keep_last=keep_last)
         if memory == "temporal":  # notebook 12: dated facts, closed not deleted, hybrid recall
