@@ -78,18 +78,22 @@ def memory_as_data(profile, facts) -> str:
 
 
 # Saved from notebooks/09_full_memory_agent.ipynb, In [9]: edit it there, then `make sync`.
-def load_memory_node(agent: str, k: int = 3, episodes_k: int = 1, render=memory_as_data):
-    """A node loading the active prompt (08), profile and top-k facts (04) and episodes (03)."""
+def load_memory_node(
+    agent: str, k: int = 3, episodes_k: int = 1, render=memory_as_data, recall=load_memories
+):
+    """A node loading the active prompt (08), profile and top-k facts (04) and episodes (03);
+    `recall(store, user_id, question, k)` -> {"profile", "facts"} says how facts are found."""
     check_str(agent, "agent")
     check_int(k, "k", minimum=1)
     check_int(episodes_k, "episodes_k", minimum=1)
-    if not callable(render):
-        raise TypeError(f"render must be a function (profile, facts) -> str, got {render!r}")
+    for name, fn in (("render", render), ("recall", recall)):
+        if not callable(fn):
+            raise TypeError(f"{name} must be a function, got {fn!r}")
 
     def load_memory(state: AgentState, config, *, store) -> dict:
         user_id = check_user_id(config["configurable"].get("user_id"))
         question = state["messages"][-1].content
-        loaded = load_memories(store, user_id, question, k=k)
+        loaded = recall(store, user_id, question, k=k)
         episodes = recall_episodes(store, user_id, question, k=episodes_k)
         facts = render(loaded["profile"], loaded["facts"])
         sections = [active_prompt(store, agent), facts, format_episodes_as_examples(episodes)]
@@ -187,11 +191,12 @@ def build_memory_agent(
     keep_last=2,
     research=None,
     render=memory_as_data,
+    recall=load_memories,
 ):
     """load_memory -> answer -> write_memory -> compress? over one store and checkpointer."""
     check_store(store)
     builder = StateGraph(AgentState)
-    builder.add_node("load_memory", load_memory_node(agent, k, episodes_k, render))
+    builder.add_node("load_memory", load_memory_node(agent, k, episodes_k, render, recall))
     builder.add_node("answer", answer_node(model))
     builder.add_node("write_memory", write_memory_node(writers))
     builder.add_node("compress", compress_node(model, threshold=threshold, keep_last=keep_last))

@@ -15,6 +15,7 @@ store it is given.
 | episodic | one episode per session, top-k recalled | `extract_episode`, `save_episode`, `recall_episodes` (03) |
 | semantic | facts extracted per session by LangMem, top-k loaded | `create_memory_store_manager`, `load_memories` (04) |
 | agent | notebook 09's graph, every user turn replayed through it | `build_memory_agent`, `BlendedWriter` (07, 09) |
+| agent-temporal | the same graph with notebook 12's memory: dated facts written by its writers, read by `hybrid_search` as of the session's day | `dated_fact_writer`, `dated_recall`, `dated_as_data` (12) |
 | temporal | dated facts proposed per user turn, superseded values closed not deleted, top-k by `hybrid_search` in the question's time window | `propose_facts`, `remember`, `hybrid_search` (12) |
 | oldest | every message in the store, answers from the first `window` turns: wrong on purpose (sorts the wrong way) | - |
 
@@ -250,7 +251,15 @@ class MemoryAgent(Strategy):
     retrieves = True
 
     def __init__(
-        self, model, store, trace=None, *, k: int = 3, threshold: int = 6, keep_last: int = 2
+        self,
+        model,
+        store,
+        trace=None,
+        *,
+        k: int = 3,
+        threshold: int = 6,
+        keep_last: int = 2,
+        memory: str = "langmem",
     ):
         from langgraph.checkpoint.memory import InMemorySaver
         from langmem import ReflectionExecutor
@@ -259,10 +268,26 @@ class MemoryAgent(Strategy):
         from memlib.writers import BlendedWriter
 
         super().__init__(model, store, trace)
-        manager = fact_manager(model, store)
+        if check_str(memory, "memory") not in ("langmem", "temporal"):
+            raise ValueError(f"memory must be 'langmem' or 'temporal', got {memory!r}")
+        options = dict(agent="assistant", k=k, threshold=threshold, keep_last=keep_last)
+        if memory == "temporal":  # notebook 12: dated facts, closed not deleted, hybrid recall
+            from memlib.temporal import dated_as_data, dated_fact_writer, dated_recall
+
+            self.name, self.today, self.found = "agent-temporal", None, None
+            manager = dated_fact_writer(model, store, clock=lambda: self.today)
+            recall = dated_recall(lambda: self.today)
+
+            def noted(store, user_id, question, k=3):  # the keys hybrid_search returned
+                loaded = recall(store, user_id, question, k=k)
+                self.found = [item.key for item in loaded["facts"]]
+                return loaded
+
+            options |= dict(recall=noted, render=dated_as_data)
+        else:
+            manager = fact_manager(model, store)
         self.executor = ReflectionExecutor(manager, store=store)
         self.writer = BlendedWriter(manager, self.executor, after_seconds=0)
-        options = dict(agent="assistant", k=k, threshold=threshold, keep_last=keep_last)
         saver = InMemorySaver()
         self.graph = build_memory_agent(model, store, saver, writers=[self.writer], **options)
         self.reader = build_memory_agent(model, store, saver, **options)  # answers, writes nothing
@@ -286,6 +311,7 @@ class MemoryAgent(Strategy):
                 "thread_id": f"{self.case_id}-{session['id']}",
             }
         }
+        self.today = session["date"]  # the temporal memory's clock: the session's day
         for m in session["messages"]:
             if m["role"] != "user":
                 continue
@@ -308,7 +334,9 @@ class MemoryAgent(Strategy):
         }
         seen = len(self.trace.events) if self.trace is not None else 0
         state = self.reader.invoke({"messages": [HumanMessage(question)]}, config)
-        if self.trace is not None:  # the fact keys its load_memory node read (from the trace)
+        if self.name == "agent-temporal":  # hybrid_search reads every fact in the window
+            self.retrieved = self.found
+        elif self.trace is not None:  # the fact keys its load_memory node read (from the trace)
             facts = f"users/{self.user_id}/facts"
             searches = [e for e in self.trace.events[seen:] if e.op == "search"]
             self.retrieved = [k for e in searches if e.namespace == facts for k in e.read]
@@ -419,5 +447,8 @@ STRATEGIES: dict[str, Callable] = {
     "semantic": SemanticMemory,
     "agent": MemoryAgent,
     "temporal": TemporalMemory,
+    "agent-temporal": lambda model, store, trace, **options: MemoryAgent(
+        model, store, trace, **{"memory": "temporal", **options}
+    ),
     "oldest": OldestFirst,
 }
