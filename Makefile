@@ -12,6 +12,15 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export PYDEVD_DISABLE_FILE_VALIDATION = 1
+# With PYTHONDONTWRITEBYTECODE set (containers often set it) and the virtualenv installed
+# --no-compile, every Python process compiled each library it imports from source again: 6-7 s of
+# CPU for every notebook kernel and every CLI a test starts. The bytecode goes to build/pycache
+# instead (written on first import, checked against the sources' times, removed by `make clean`),
+# so nothing is written into the sources or the virtualenv.
+ifneq ($(PYTHONDONTWRITEBYTECODE),)
+unexport PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX ?= $(CURDIR)/build/pycache
+endif
 
 .PHONY: help setup dev run test unit notebooks lab lint format sync bench book clean upgrade
 

@@ -2,9 +2,36 @@
 
 import os
 import shutil
+import sys
 import tempfile
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config):
+    """Share the vectors the embedding model computes between the kernels, servers and tests
+    (memlib/embeddings.py: keyed by the model's hash and the exact text), and keep bytecode."""
+    os.environ.setdefault("MEMLIB_EMBEDDING_CACHE", str(ROOT / "build" / "embedding-cache.sqlite"))
+    _keep_bytecode()
+
+
+def _keep_bytecode():
+    """Keep bytecode in build/pycache when PYTHONDONTWRITEBYTECODE is set (containers often set it).
+
+    The virtualenv is installed --no-compile; with the variable set, every kernel, server and CLI
+    a test starts compiled the libraries it imports from source again (6-7 s of CPU each, dozens of
+    processes in a full run). Children inherit the environment set here; this process writes too.
+    Nothing is written into the sources or the virtualenv, and Python checks each cached file
+    against its source's time and size, so an edited module is compiled again."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(ROOT / "build" / "pycache"))
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    sys.dont_write_bytecode = False
 
 
 def pytest_collection_modifyitems(config, items):

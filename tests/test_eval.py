@@ -345,17 +345,33 @@ def test_cli_generates_runs_and_writes_json_and_trace(tmp_path):
     assert trace.exists()
 
 
-def test_cli_reports_bad_input(tmp_path):
+def cli_in_process(capsys, *args) -> tuple[int, str]:
+    """main() in this process (the exit status through `python -m` is checked just above it):
+    (exit status, stderr)."""
+    from memlib.eval.__main__ import main
+
+    capsys.readouterr()
+    try:
+        status = main(list(args))
+    except SystemExit as stop:
+        status = stop.code
+    return status, capsys.readouterr().err
+
+
+def test_cli_reports_bad_input(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x"}\n')
-    done = cli("--data", str(bad), "--strategy", "full")
+    done = cli("--data", str(bad), "--strategy", "full")  # one real process: its exit status
     assert done.returncode == 2 and f"{bad}:1: case: missing field 'user_id'" in done.stderr
-    done = cli("--data", str(SMALL), "--strategy", "nope")
-    assert done.returncode == 2 and "unknown strategy" in done.stderr
-    done = cli("--data", str(SMALL), "--strategy", "full", "--set", "k=3", "--quiet")
-    assert done.returncode == 2 and "does not fit strategy 'full'" in done.stderr
-    done = cli("--generate", str(tmp_path / "g.jsonl"), "--sessions", "1")
-    assert done.returncode == 2 and "sessions" in done.stderr
+    status, err = cli_in_process(capsys, "--data", str(SMALL), "--strategy", "nope")
+    assert status == 2 and "unknown strategy" in err
+    status, err = cli_in_process(
+        capsys, "--data", str(SMALL), "--strategy", "full", "--set", "k=3", "--quiet"
+    )
+    assert status == 2 and "does not fit strategy 'full'" in err
+    status, err = cli_in_process(capsys, "--generate", str(tmp_path / "g.jsonl"), "--sessions", "1")
+    assert status == 2 and "sessions" in err
+    assert not (tmp_path / "g.jsonl").exists()
 
 
 # --- bad input for every public name ----------------------------------------------------------

@@ -24,12 +24,13 @@ import sys
 import threading
 import time
 import uuid
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memlib.backends import local_postgres, open_checkpointer, open_store
+from memlib.backends import open_checkpointer, open_store
 
 BACKENDS = ["memory", "faiss", "sqlite", "postgres"]
 DURABLE = ["faiss", "sqlite", "postgres"]
@@ -51,13 +52,22 @@ INDEX = {"dims": DIMS, "embed": tiny_embed, "fields": ["text"]}
 
 
 @pytest.fixture(scope="session")
-def postgres_url(tmp_path_factory):
+def postgres_url(request):
+    """MEMLIB_POSTGRES_URL, or a database of its own on the session's PostgreSQL (conftest.py's
+    `postgres_url`, started once per worker: a second server cost a start-up of several seconds)."""
     url = os.environ.get("MEMLIB_POSTGRES_URL")
     if url:
-        yield url
-        return
-    with local_postgres(tmp_path_factory.mktemp("pg-reliability") / "data") as url:
-        yield url
+        return url
+    import psycopg
+
+    base = request.getfixturevalue("postgres_url")  # the overridden, session-wide one
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS memlib_reliability")
+        conn.execute("CREATE DATABASE memlib_reliability")
+    url = urlsplit(base)._replace(path="/memlib_reliability").geturl()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    return url
 
 
 def backend_url(name, request, tmp_path) -> str:

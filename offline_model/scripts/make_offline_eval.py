@@ -2988,13 +2988,18 @@ def check_sealed(sets: dict[str, list[dict]]) -> None:
     haystack += "\n" + json.dumps([POOLS["dev"], *RETIRED_POOLS]).lower()
     haystack += "\n" + json.dumps(FAMILIES).lower()
     pool = load_sealed().SEALED_POOLS
+    kinds = {}  # one pass over the haystack for every sealed word (71 passes took 7.6 s)
     for kind in ("names", "surnames", "cities", "orgs", "roles"):
         for word in pool[kind]:
-            if re.search(rf"\b{re.escape(word.lower())}\b", haystack):
-                raise SystemExit(
-                    f"sealed {kind[:-1]} {word!r} appears in memlib/, offline_model/, data/, "
-                    "tests/, notebooks/, the dev set or an old pool"
-                )
+            kinds.setdefault(word.lower(), (kind, word))
+    words = sorted(kinds, key=len, reverse=True)
+    found = re.search(rf"\b(?:{'|'.join(map(re.escape, words))})\b", haystack)
+    if found:
+        kind, word = kinds[found.group(0)]
+        raise SystemExit(
+            f"sealed {kind[:-1]} {word!r} appears in memlib/, offline_model/, data/, "
+            "tests/, notebooks/, the dev set or an old pool"
+        )
     test = sets["test"]
     if len(test) < 250 or len({i["family"] for i in test}) < 19:
         raise SystemExit("the sealed set needs at least 250 items in at least 19 families")
