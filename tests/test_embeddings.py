@@ -3,15 +3,7 @@
 import numpy as np
 import pytest
 
-from memlib import embeddings
-from memlib.embeddings import CACHE_VAR, DIMS, MiniLMEmbeddings
-
-
-@pytest.fixture(autouse=True)
-def _compute(monkeypatch):
-    """The model itself, not the suite's on-disk cache (tests/conftest.py sets it)."""
-    monkeypatch.delenv(CACHE_VAR, raising=False)
-
+from memlib.embeddings import DIMS, MiniLMEmbeddings
 
 # Our own 20 facts and 20 questions that paraphrase them, mostly with different words.
 FACTS = [
@@ -122,47 +114,3 @@ def test_bad_input_MiniLMEmbeddings(emb):
         MiniLMEmbeddings(batch_size=0)
     with pytest.raises(ValueError, match="cache_size must be >= 1, got -1"):
         MiniLMEmbeddings(cache_size=-1)
-
-
-def _counting(monkeypatch) -> list[str]:
-    """Record every text the model computes (the real computation still runs)."""
-    computed: list[str] = []
-    encode = MiniLMEmbeddings._encode
-
-    def counted(self, texts):
-        computed.extend(texts)
-        return encode(self, texts)
-
-    monkeypatch.setattr(MiniLMEmbeddings, "_encode", counted)
-    return computed
-
-
-def test_disk_cache_gives_the_computed_vectors_and_computes_each_text_once(tmp_path, monkeypatch):
-    computed = _counting(monkeypatch)
-    fresh = MiniLMEmbeddings().embed_array(FACTS[:4])  # no cache: the model's own vectors
-    monkeypatch.setenv(CACHE_VAR, str(tmp_path / "cache" / "vectors.sqlite"))
-    first = MiniLMEmbeddings().embed_array(FACTS[:4])
-    assert (tmp_path / "cache" / "vectors.sqlite").exists()
-    computed.clear()
-    again = MiniLMEmbeddings().embed_array([FACTS[3], FACTS[0], QUESTIONS[0]])  # a new instance
-    assert computed == [QUESTIONS[0]]  # only the text the file did not hold
-    assert np.array_equal(first, fresh) and np.array_equal(again[:2], fresh[[3, 0]])
-    single = MiniLMEmbeddings(batch_size=1).embed_query(QUESTIONS[0])
-    assert np.allclose(again[2], single, atol=1e-6)
-
-
-def test_disk_cache_is_keyed_by_the_model(tmp_path, monkeypatch):
-    monkeypatch.setenv(CACHE_VAR, str(tmp_path / "vectors.sqlite"))
-    MiniLMEmbeddings().embed_array(FACTS[:2])
-    computed = _counting(monkeypatch)
-    monkeypatch.setattr(embeddings, "_model_hash", lambda: "another model")
-    MiniLMEmbeddings().embed_array(FACTS[:2])
-    assert computed == FACTS[:2]
-
-
-def test_disk_cache_that_cannot_open_warns_naming_it_and_computes(tmp_path, monkeypatch):
-    monkeypatch.setenv(CACHE_VAR, str(tmp_path))  # a directory, not a file
-    with pytest.warns(UserWarning, match=f"{CACHE_VAR}=.*{tmp_path.name}.*cannot read"):
-        vectors = MiniLMEmbeddings().embed_array(FACTS[:2])
-    monkeypatch.delenv(CACHE_VAR)
-    assert np.array_equal(vectors, MiniLMEmbeddings().embed_array(FACTS[:2]))
