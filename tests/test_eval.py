@@ -511,3 +511,20 @@ def test_cli_runs_on_a_backend_url(tmp_path):
     assert json.loads(out.read_text())["backend"] == url
     done = cli("--data", str(SMALL), "--strategy", "oldest", "--backend", "bogus://x", "--quiet")
     assert done.returncode == 2 and "bogus://x" in done.stderr
+
+
+@pytest.mark.parametrize("memory", ["langmem", "temporal"])
+def test_a_refused_agent_setting_leaves_no_background_thread(memory):
+    """MemoryAgent starts LangMem's ReflectionExecutor, whose worker is a non-daemon thread: a
+    setting refused after it started must stop it, or the interpreter never exits."""
+    import threading
+
+    from memlib import get_chat_model
+    from memlib.eval.strategies import MemoryAgent
+
+    before = set(threading.enumerate())
+    with pytest.raises(TypeError, match="k"):
+        MemoryAgent(get_chat_model(), InMemoryStore(), k="3", memory=memory)
+    for thread in set(threading.enumerate()) - before:
+        thread.join(timeout=10)
+        assert not thread.is_alive(), f"{thread.name} still runs after the refused setting"

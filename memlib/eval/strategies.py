@@ -287,10 +287,14 @@ class MemoryAgent(Strategy):
         else:
             manager = fact_manager(model, store)
         self.executor = ReflectionExecutor(manager, store=store)
-        self.writer = BlendedWriter(manager, self.executor, after_seconds=0)
-        saver = InMemorySaver()
-        self.graph = build_memory_agent(model, store, saver, writers=[self.writer], **options)
-        self.reader = build_memory_agent(model, store, saver, **options)  # answers, writes nothing
+        try:  # a refused setting must not leave LangMem's worker thread holding the process open
+            self.writer = BlendedWriter(manager, self.executor, after_seconds=0)
+            saver = InMemorySaver()
+            self.graph = build_memory_agent(model, store, saver, writers=[self.writer], **options)
+            self.reader = build_memory_agent(model, store, saver, **options)  # writes nothing
+        except BaseException:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            raise
 
     def start(self, case):
         from memlib.procedural import active_prompt, create_prompt
