@@ -48,3 +48,24 @@ def postgres_url():
             yield url
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def fresh_database():
+    """create(base_url, name) -> the URL of database `name` on base_url's server, dropped and
+    created again with pgvector: a module whose tables must not meet other modules' (vectors of
+    another size) takes a database of its own on the session's one PostgreSQL."""
+    from urllib.parse import urlsplit
+
+    def create(base_url: str, name: str) -> str:
+        import psycopg
+
+        with psycopg.connect(base_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name}")
+            conn.execute(f"CREATE DATABASE {name}")
+        url = urlsplit(base_url)._replace(path=f"/{name}").geturl()
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        return url
+
+    return create

@@ -24,7 +24,6 @@ import sys
 import threading
 import time
 import uuid
-from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -58,16 +57,8 @@ def postgres_url(request):
     url = os.environ.get("MEMLIB_POSTGRES_URL")
     if url:
         return url
-    import psycopg
-
     base = request.getfixturevalue("postgres_url")  # the overridden, session-wide one
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS memlib_reliability")
-        conn.execute("CREATE DATABASE memlib_reliability")
-    url = urlsplit(base)._replace(path="/memlib_reliability").geturl()
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    return url
+    return request.getfixturevalue("fresh_database")(base, "memlib_reliability")
 
 
 def backend_url(name, request, tmp_path) -> str:

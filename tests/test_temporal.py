@@ -4,7 +4,6 @@ backend, hybrid_search's signature, windows and bad input, and the temporal eval
 from __future__ import annotations
 
 import inspect
-from urllib.parse import urlsplit
 
 import pytest
 from langgraph.store.base import SearchItem
@@ -245,16 +244,8 @@ def test_bad_input_hybrid_search():
 @pytest.fixture(params=["memory", "faiss", "sqlite", "postgres"])
 def url(request, tmp_path):
     if request.param == "postgres":  # its own database: the session's server holds 8-d tables
-        import psycopg
-
         base = request.getfixturevalue("postgres_url")
-        with psycopg.connect(base, autocommit=True) as conn:
-            conn.execute("DROP DATABASE IF EXISTS memlib_temporal")
-            conn.execute("CREATE DATABASE memlib_temporal")
-        url = urlsplit(base)._replace(path="/memlib_temporal").geturl()
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        return url
+        return request.getfixturevalue("fresh_database")(base, "memlib_temporal")
     return {
         "memory": "memory://",
         "faiss": f"faiss:///{tmp_path}/f",
