@@ -51,21 +51,18 @@ _LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 # Saved from notebooks/09_full_memory_agent.ipynb, In [8]: edit it there, then `make sync`.
 def memory_as_data(profile, facts) -> str:
     """Memories as quoted data: each value a JSON string, each fact with where and when it was stored."""
-
-    def quote(value) -> str:  # JSON escapes quotes and newlines; also the other line breaks
-        text = json.dumps(value, ensure_ascii=False)
-        return "".join(_LINE_BREAKS.get(c, c) for c in text)
-
     sections = []
     if profile:
         fields = UserProfile.model_validate(dict(profile)).model_dump()
-        shown = [f"- {n}: {quote(v)}" for n, v in fields.items() if v not in (None, [], "")]
+        shown = [f"- {n}: {quote_data(v)}" for n, v in fields.items() if v not in (None, [], "")]
         sections += ["### User profile", *shown] if shown else []
     if facts:
         sections.append("### Facts about the user")
     for f in facts:
         where = "/".join((*f.namespace, f.key))
-        sections.append(f"- {quote(fact_text(f))} ({quote(where)}, saved {f.updated_at:%Y-%m-%d})")
+        sections.append(
+            f"- {quote_data(fact_text(f))} ({quote_data(where)}, saved {f.updated_at:%Y-%m-%d})"
+        )
     if not sections:
         return ""
     head = (
@@ -213,3 +210,10 @@ def build_memory_agent(
     if checkpointer is not None and not isinstance(checkpointer, UserBoundSaver):
         checkpointer = UserBoundSaver(checkpointer)  # a thread belongs to the user who began it
     return builder.compile(checkpointer=checkpointer, store=store)
+
+
+# Saved from notebooks/09_full_memory_agent.ipynb, In [8]: edit it there, then `make sync`.
+def quote_data(value) -> str:
+    """A value as one line of quoted data: JSON escapes quotes and newlines; also the other breaks."""
+    text = json.dumps(value, ensure_ascii=False)
+    return "".join(_LINE_BREAKS.get(c, c) for c in text)
