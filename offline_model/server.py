@@ -1797,8 +1797,8 @@ class OpenAICompatibleServer:
     def stats(self) -> dict:
         """A snapshot of the counters."""
         # chat_requests and streamed_requests (answered chat completions), embedding_requests and
-        # embedded_texts, rejected_requests and rejections ({"path", "status", "param", "message"}
-        # each), models and skills (counts per requested model and per offline skill).
+        # embedded_texts, rejected_requests and rejections ({"path", "status", "param", "code",
+        # "message"} each), models and skills (counts per requested model and per offline skill).
         with self._stats_lock:
             snapshot = copy.deepcopy(self._stats)
         snapshot["models"] = dict(snapshot["models"])
@@ -1813,6 +1813,7 @@ class OpenAICompatibleServer:
                     "path": path,
                     "status": error.status,
                     "param": error.param,
+                    "code": error.code,
                     "message": error.message,
                 }
             )
