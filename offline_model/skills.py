@@ -1555,6 +1555,8 @@ def _answer_part(q: str, before: str, facts: list[Statement], statements: list[S
         )
     query = f"{before} {q}" if before and _PRONOUN.search(q) and not _names_in(q) else q
     found = answer_from_context(query, statements)
+    if found and all(x in known for x in split_sentences(found)):  # the facts said it already
+        found = None
     if found or known:
         return " ".join([*known, *([found] if found else [])])
     if slots:
