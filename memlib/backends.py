@@ -101,7 +101,7 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from memlib.checks import check_int
+from memlib.checks import check_int, check_kind
 
 SCHEMES = ("memory", "faiss", "sqlite", "postgresql")
 BUSY_TIMEOUT_MS = 30_000
@@ -259,10 +259,7 @@ def check_filter(filt: Any) -> None:
     operators is refused: InMemoryStore matches it as nested fields, SQLite and PostgreSQL read
     its keys as operators.
     """
-    if not isinstance(filt, Mapping):
-        raise TypeError(
-            f"filter must be a dict like {{'kind': 'fact'}}, got {type(filt).__name__}: {filt!r:.80}"
-        )
+    check_kind(filt, Mapping, "filter", "a dict like {'kind': 'fact'}")
     for key, value in filt.items():
         if not isinstance(key, str):
             raise TypeError(f"filter keys must be str, got {key!r} in {filt!r:.80}")

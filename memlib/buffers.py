@@ -42,7 +42,14 @@ from langchain_core.messages import (
     trim_messages,
 )
 
-from memlib.checks import check_chat_model, check_int, check_messages, check_str
+from memlib.checks import (
+    check_chat_model,
+    check_int,
+    check_items,
+    check_kind,
+    check_messages,
+    check_str,
+)
 from memlib.fixtures import DATA_DIR
 from memlib.tokens import TOKENS_PER_REPLY, TokenCounter
 
@@ -78,10 +85,7 @@ def _check_content(message: BaseMessage, where: str) -> None:
 
 def _advance(message, pending: frozenset, where: str) -> frozenset:
     """Check one non-system message against the open tool calls; return the new open set."""
-    if not isinstance(message, BaseMessage):
-        raise TypeError(
-            f"{where}: expected a langchain message, got {type(message).__name__} {message!r:.80}"
-        )
+    check_kind(message, BaseMessage, where, "a langchain message")
     if isinstance(message, SystemMessage):
         raise ValueError(
             f"{where}: a SystemMessage may only come first; pass the system prompt to the "
@@ -166,12 +170,7 @@ def _system_prompt(text) -> SystemMessage:
 def message_list(messages) -> list:
     """A list from a sequence or iterable of messages; a bare string is refused (each character
     would become a 'message'). The messages themselves are checked by check_prompt_messages."""
-    if isinstance(messages, str | bytes | dict) or not isinstance(messages, Iterable):
-        raise TypeError(
-            f"messages must be a list of langchain messages, got {type(messages).__name__}: "
-            f"{messages!r:.80}"
-        )
-    return list(messages)
+    return list(check_items(messages, "messages", "a list of langchain messages", Iterable))
 
 
 def check_counter(token_counter) -> TokenCounterFn:
@@ -623,11 +622,7 @@ def load_conversation(name: str | Path) -> list[BaseMessage]:
     "tool_calls": [{"name", "args", "id"}], "tool_call_id", "name", "topic" (user rows; see
     `turn_topics`)}.
     """
-    if not isinstance(name, str | Path):
-        raise TypeError(
-            f"name must be a fixture name like 'long_chat' or a path, got {type(name).__name__}: "
-            f"{name!r:.80}"
-        )
+    check_kind(name, str | Path, "name", "a fixture name like 'long_chat' or a path")
     check_str(str(name), "name")
     path = conversation_path(name)
     messages = []

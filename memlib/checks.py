@@ -10,13 +10,28 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
 def _shown(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_kind(value: Any, kind: type | tuple[type, ...], name: str, what: str) -> Any:
+    """`value` if it is an instance of `kind`, else a TypeError: "<name> must be <what>, got ..."."""
+    if not isinstance(value, kind):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}: {_shown(value)}")
+    return value
+
+
+def check_items(value: Any, name: str, what: str, kind: type = Sequence) -> Any:
+    """A collection of items (a `kind`: Sequence, or Iterable for any iterable) that is not a str,
+    bytes or mapping, which iterate as characters or keys: a TypeError names the value."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, kind):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}: {_shown(value)}")
+    return value
 
 
 def check_str(value: Any, name: str, *, allow_empty: bool = False) -> str:
@@ -58,11 +73,7 @@ def check_user_id(user_id: Any, name: str = "user_id") -> str:
     NUL (store label rules), '/' (ids are joined with '/' in thread keys), '*' (list_namespaces'
     wildcard), lone surrogates, control and invisible format characters (a zero-width space is
     not a different user), ids longer than MAX_ID_LENGTH, and the reserved layout labels."""
-    if not isinstance(user_id, str):
-        raise TypeError(
-            f"{name} must be a str (namespace labels are strings; convert ids with str()), got "
-            f"{type(user_id).__name__}: {_shown(user_id)}"
-        )
+    check_kind(user_id, str, name, "a str (namespace labels are strings; convert ids with str())")
     bad = [c for c in user_id if unicodedata.category(c) in ("Cs", "Cc", "Cf")]
     if bad:
         raise ValueError(
@@ -87,24 +98,11 @@ def check_user_id(user_id: Any, name: str = "user_id") -> str:
     return user_id
 
 
-def user_of(namespace: Sequence[str]) -> str | None:
-    """The user a namespace belongs to under USER_LAYOUTS, or None (shared, an agent's, ...)."""
-    ns = tuple(namespace)
-    for layout in USER_LAYOUTS:
-        if len(ns) > len(layout) and ns[: len(layout)] == layout:
-            return ns[len(layout)]
-    return None
-
-
 def check_namespace(namespace: Any, name: str = "namespace") -> tuple[str, ...]:
     """A store namespace: a non-empty tuple or list of non-blank strings without '.' or NUL, not
     under LangGraph's reserved root 'langgraph' (a bare string is refused: tuple("ns") would
     silently become ("n", "s"))."""
-    if isinstance(namespace, str) or not isinstance(namespace, Sequence):
-        raise TypeError(
-            f"{name} must be a tuple of strings such as ('users', 'ana'), got "
-            f"{type(namespace).__name__}: {_shown(namespace)}"
-        )
+    check_items(namespace, name, "a tuple of strings such as ('users', 'ana')")
     if not namespace:
         raise ValueError(f"{name} must have at least one label, got {_shown(namespace)}")
     for label in namespace:
@@ -129,12 +127,7 @@ def check_store(store: Any, name: str = "store") -> Any:
     """A LangGraph BaseStore (InMemoryStore, FaissStore, SqliteStore, PostgresStore, ...)."""
     from langgraph.store.base import BaseStore
 
-    if not isinstance(store, BaseStore):
-        raise TypeError(
-            f"{name} must be a LangGraph BaseStore (e.g. InMemoryStore), got "
-            f"{type(store).__name__}: {_shown(store)}"
-        )
-    return store
+    return check_kind(store, BaseStore, name, "a LangGraph BaseStore (e.g. InMemoryStore)")
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:
@@ -161,17 +154,11 @@ def check_messages(messages: Any, name: str = "messages") -> list:
     """A list of langchain messages (a bare string or a list of strings is refused)."""
     from langchain_core.messages import BaseMessage
 
-    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
-        raise TypeError(
-            f"{name} must be a list of langchain messages, got {type(messages).__name__}: "
-            f"{_shown(messages)}"
-        )
+    check_items(messages, name, "a list of langchain messages")
     for i, m in enumerate(messages):
-        if not isinstance(m, BaseMessage):
-            raise TypeError(
-                f"{name}[{i}] must be a langchain message (HumanMessage, AIMessage, ...), got "
-                f"{type(m).__name__}: {_shown(m)}"
-            )
+        check_kind(
+            m, BaseMessage, f"{name}[{i}]", "a langchain message (HumanMessage, AIMessage, ...)"
+        )
     return list(messages)
 
 
@@ -189,9 +176,5 @@ def check_checkpointer(checkpointer: Any, name: str = "checkpointer") -> Any:
     """A LangGraph checkpoint saver (InMemorySaver, SqliteSaver, memlib's UserBoundSaver, ...)."""
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
-    if not isinstance(checkpointer, BaseCheckpointSaver):
-        raise TypeError(
-            f"{name} must be a LangGraph checkpoint saver (e.g. InMemorySaver), got "
-            f"{type(checkpointer).__name__}: {_shown(checkpointer)}"
-        )
-    return checkpointer
+    what = "a LangGraph checkpoint saver (e.g. InMemorySaver)"
+    return check_kind(checkpointer, BaseCheckpointSaver, name, what)

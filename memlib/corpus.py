@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from memlib.checks import check_int, check_str
+from memlib.checks import check_int, check_items, check_kind, check_str
 from memlib.fixtures import DATA_DIR, read_jsonl
 
 CORPUS_PATH = DATA_DIR / "corpus" / "documents.jsonl"
@@ -53,11 +53,7 @@ def _check_document(doc, where: str) -> dict:
 
 def validate_corpus(documents: Iterable[dict]) -> list[dict]:
     """Check fields, unique ids and superseded_by links; return clean copies of the documents."""
-    if isinstance(documents, str | bytes | dict) or not isinstance(documents, Iterable):
-        raise TypeError(
-            f"documents must be a list of document dicts, got {type(documents).__name__}: "
-            f"{documents!r:.80}"
-        )
+    check_items(documents, "documents", "a list of document dicts", Iterable)
     docs = [_check_document(d, f"document {i}") for i, d in enumerate(documents)]
     if not docs:
         raise ValueError("a corpus needs at least one document, got none")
@@ -77,10 +73,7 @@ def validate_corpus(documents: Iterable[dict]) -> list[dict]:
 
 def load_corpus(path: str | Path | None = None) -> list[dict]:
     """Read and validate the JSONL corpus (default data/corpus/documents.jsonl)."""
-    if path is not None and not isinstance(path, str | Path):
-        raise TypeError(
-            f"path must be a str or Path to a JSONL file, got {type(path).__name__}: {path!r}"
-        )
+    check_kind(path, str | Path | None, "path", "a str or Path to a JSONL file")
     path = Path(path) if path is not None else CORPUS_PATH
     raw = read_jsonl(path)
     return validate_corpus(raw)
@@ -95,11 +88,7 @@ def is_superseded(doc: dict) -> bool:
 
 def drop_superseded(docs: Iterable[dict]) -> tuple[list[dict], list[dict]]:
     """Split documents into (current, superseded), keeping their order."""
-    if isinstance(docs, str | bytes | dict) or not isinstance(docs, Iterable):
-        raise TypeError(
-            f"docs must be a list of document dicts, got {type(docs).__name__}: {docs!r:.80}"
-        )
-    docs = list(docs)
+    docs = list(check_items(docs, "docs", "a list of document dicts", Iterable))
     for d in docs:
         if not isinstance(d, dict) or "superseded_by" not in d:
             raise ValueError(f"each document must be a dict with 'superseded_by', got {d!r:.80}")
@@ -123,11 +112,7 @@ class CorpusIndex:
     def __init__(self, documents: Sequence[dict], embeddings: Embeddings):
         import faiss
 
-        if not isinstance(embeddings, Embeddings):
-            raise TypeError(
-                f"embeddings must be a langchain Embeddings, got {type(embeddings).__name__}: "
-                f"{embeddings!r:.80}"
-            )
+        check_kind(embeddings, Embeddings, "embeddings", "a langchain Embeddings")
         self.documents = validate_corpus(documents)
         self.embeddings = embeddings
         self._by_id = {d["id"]: d for d in self.documents}

@@ -22,7 +22,7 @@ from importlib import resources
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from memlib.checks import check_int
+from memlib.checks import check_int, check_items
 
 DIMS = 384
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
@@ -109,9 +109,5 @@ class MiniLMEmbeddings(Embeddings):
 
 
 def _check_texts(texts) -> list[str]:
-    if isinstance(texts, str | bytes) or not isinstance(texts, Iterable):
-        raise TypeError(
-            f"texts must be a list of strings, got {type(texts).__name__}: {texts!r:.80} "
-            "(for one text, use embed_query or wrap it in a list)"
-        )
-    return list(texts)
+    what = "a list of strings (for one text, use embed_query or wrap it in a list)"
+    return list(check_items(texts, "texts", what, Iterable))

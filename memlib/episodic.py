@@ -28,7 +28,7 @@ from langchain_core.messages import SystemMessage, convert_to_messages
 from langgraph.store.base import BaseStore, Item, SearchItem
 from pydantic import AfterValidator, BaseModel, Field
 
-from memlib.checks import check_int, check_store, check_str, check_user_id
+from memlib.checks import check_int, check_items, check_store, check_str, check_user_id
 from memlib.fixtures import DATA_DIR, read_jsonl
 
 EPISODES_DIR = DATA_DIR / "episodes"
@@ -126,10 +126,7 @@ def extract_episode(model, messages: Sequence[Any]) -> Episode:
             f"model must be a LangChain chat model with with_structured_output, got "
             f"{type(model).__name__}: {model!r}"
         )
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise TypeError(
-            f"messages must be a list of messages, got {type(messages).__name__}: {messages!r}"
-        )
+    check_items(messages, "messages", "a list of messages")
     try:
         msgs = convert_to_messages(list(messages))
     except (TypeError, ValueError, NotImplementedError) as err:
@@ -257,11 +254,7 @@ def recall_at_k(
     """Mean over queries of the share of each query's relevant ids found in its top k."""
     check_int(k, "k", minimum=1)
     for name, value in (("retrieved", retrieved), ("relevant", relevant)):
-        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
-            raise TypeError(
-                f"{name} must be a list with one entry per query, got "
-                f"{type(value).__name__}: {value!r}"
-            )
+        check_items(value, name, "a list with one entry per query")
     if len(retrieved) != len(relevant):
         raise ValueError(
             f"retrieved has {len(retrieved)} rankings but relevant has {len(relevant)} sets"

@@ -40,7 +40,7 @@ from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
 
-from memlib.checks import check_int, check_store, check_str
+from memlib.checks import check_int, check_items, check_store, check_str
 from memlib.fixtures import DATA_DIR, read_jsonl
 from memlib.tokens import count_text_tokens
 
@@ -49,6 +49,7 @@ NAMESPACE_ROOT = "prompts"
 POINTER_KEY = "system"
 DEFAULT_MAX_TOKENS = 400
 STATUSES = ("pending", "approved", "rejected")
+VARIABLES = "a list of names such as ['user_name']"  # what required_variables must be
 MAX_FORMAT_WIDTH = 100  # a wider field in a format spec is padding, not an instruction
 
 
@@ -115,11 +116,7 @@ def _fields(text: Any) -> list[tuple[str, str, str]]:
 def check_prompt(text: str, required_variables=(), max_tokens: int = DEFAULT_MAX_TOKENS) -> int:
     """The guardrail: ValueError unless the prompt keeps every required variable, adds none and fits max_tokens; returns its token count."""
     check_str(text, "prompt")
-    if isinstance(required_variables, str) or not isinstance(required_variables, Iterable):
-        raise TypeError(
-            f"required_variables must be a list of names such as ['user_name'], got "
-            f"{type(required_variables).__name__}: {required_variables!r}"
-        )
+    check_items(required_variables, "required_variables", VARIABLES, Iterable)
     check_int(max_tokens, "max_tokens", minimum=1)
     # A stored prompt is data its writer controls: str.format must only substitute values.
     for field, spec, conversion in _fields(text):
@@ -255,13 +252,8 @@ def create_prompt(
     check_name(author, "author")
     check_int(max_tokens, "max_tokens", minimum=1)
     check_str(text, "text")
-    if required_variables is not None and (
-        isinstance(required_variables, str) or not isinstance(required_variables, Iterable)
-    ):
-        raise TypeError(
-            f"required_variables must be a list of names such as ['user_name'], got "
-            f"{type(required_variables).__name__}: {required_variables!r}"
-        )
+    if required_variables is not None:
+        check_items(required_variables, "required_variables", VARIABLES, Iterable)
     if store.get(ns, POINTER_KEY) is not None:
         raise ValueError(f"agent {agent!r} already has a prompt; propose a new version instead")
     required = sorted(

@@ -49,12 +49,18 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from memlib.checks import check_checkpointer, check_int, check_messages, check_str
+from memlib.checks import (
+    check_checkpointer,
+    check_int,
+    check_items,
+    check_kind,
+    check_messages,
+    check_str,
+)
 from memlib.fixtures import DATA_DIR, read_jsonl
 from memlib.tokens import TokenCounter
 
@@ -75,11 +81,7 @@ class SummaryState(TypedDict):
 def check_summary_state(state: Any) -> tuple[list[BaseMessage], str]:
     """(messages, summary) of a SummaryState-shaped dict, or a TypeError/ValueError naming what
     is missing or of the wrong kind (a node given the wrong state fails here, not with KeyError)."""
-    if not isinstance(state, Mapping):
-        raise TypeError(
-            f"state must be a dict with 'messages' (and optionally 'summary'), got "
-            f"{type(state).__name__}: {state!r:.80}"
-        )
+    check_kind(state, Mapping, "state", "a dict with 'messages' (and optionally 'summary')")
     if "messages" not in state:
         raise ValueError(
             f"state has no 'messages' key (keys: {sorted(state)}); a SummaryState needs "
@@ -335,11 +337,8 @@ def build_rotation_graph(
     tools = check_model(model, tools)
     if summary_model is not None:
         check_model(summary_model)
-    if checkpointer is not None and not isinstance(checkpointer, BaseCheckpointSaver):
-        raise TypeError(
-            f"checkpointer must be a LangGraph checkpointer (e.g. InMemorySaver()) or None, got "
-            f"{type(checkpointer).__name__}: {checkpointer!r:.80}"
-        )
+    if checkpointer is not None:
+        check_checkpointer(checkpointer)
     builder = StateGraph(SummaryState)
     builder.add_node("chat", chat_node(model, system_prompt=system_prompt, tools=tools))
     builder.add_node(
@@ -458,11 +457,7 @@ def run_turns(
             f"graph must be a compiled LangGraph graph with a checkpointer, got "
             f"{type(graph).__name__}: {graph!r:.80}"
         )
-    if isinstance(user_turns, str) or not isinstance(user_turns, Sequence):
-        raise TypeError(
-            f"user_turns must be a list of strings, got {type(user_turns).__name__}: "
-            f"{user_turns!r:.80}"
-        )
+    check_items(user_turns, "user_turns", "a list of strings")
     for i, text in enumerate(user_turns):
         check_str(text, f"user_turns[{i}]")
     check_str(thread_id, "thread_id")
@@ -559,10 +554,7 @@ def plot_strategies(results: dict[str, list[dict]], path: str | Path | None = No
 
 
 def _check_results(results: Any) -> None:
-    if not isinstance(results, Mapping):
-        raise TypeError(
-            f"results must be a dict of strategy name -> run_turns rows, got {results!r:.80}"
-        )
+    check_kind(results, Mapping, "results", "a dict of strategy name -> run_turns rows")
 
 
 def strategy_table(results: dict[str, list[dict]], facts: Sequence[str]) -> list[dict]:

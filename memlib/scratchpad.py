@@ -31,7 +31,7 @@ from langgraph.graph.message import add_messages
 from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 
-from memlib.checks import check_chat_model, check_int, check_str
+from memlib.checks import check_chat_model, check_int, check_kind, check_str
 from memlib.corpus import CorpusIndex, is_superseded
 
 SCRATCHPAD_FIELDS = (
@@ -119,10 +119,7 @@ def new_research(question: str) -> dict:
 
 def check_state(state: Any) -> dict:
     """A research state: a dict (what LangGraph hands a node), or a TypeError."""
-    if not isinstance(state, dict):
-        raise TypeError(
-            f"state must be a research state dict, got {type(state).__name__}: {state!r:.80}"
-        )
+    check_kind(state, dict, "state", "a research state dict")
     return state
 
 
@@ -457,10 +454,7 @@ def build_research_graph(
 
 def research_summary(state: dict) -> dict[str, Any]:
     """Counts for a finished research: iterations, retrieved, kept, cited, cited_not_kept."""
-    if not isinstance(state, dict):
-        raise TypeError(
-            f"state must be a research state dict, got {type(state).__name__}: {state!r:.80}"
-        )
+    check_kind(state, dict, "state", "a research state dict")
     for field in ("retrieved_docs", "graded_docs", "messages"):
         if not isinstance(state.get(field) or [], list):
             raise TypeError(f"state[{field!r}] must be a list, got {state[field]!r:.80}")

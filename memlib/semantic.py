@@ -23,7 +23,15 @@ from typing import Annotated, Any
 from langgraph.store.base import BaseStore
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from memlib.checks import check_int, check_store, check_str, check_user_id, namespace_for
+from memlib.checks import (
+    check_int,
+    check_items,
+    check_kind,
+    check_store,
+    check_str,
+    check_user_id,
+    namespace_for,
+)
 from memlib.fixtures import DATA_DIR, read_jsonl
 
 DATA = DATA_DIR / "semantic"
@@ -102,15 +110,8 @@ def fact_text(value: Any) -> str:
 
 def memory_changes(previous: Mapping[str, Any], result: Sequence[Any]) -> dict[str, list[str]]:
     """Sort a memory manager's output into inserted, updated, deleted and unchanged ids."""
-    if not isinstance(previous, Mapping):
-        raise TypeError(
-            f"previous must map id -> content, got {type(previous).__name__}: {previous!r}"
-        )
-    if isinstance(result, (str, bytes, Mapping)) or not isinstance(result, Sequence):
-        raise TypeError(
-            f"result must be the list a memory manager returned, got "
-            f"{type(result).__name__}: {result!r}"
-        )
+    check_kind(previous, Mapping, "previous", "a dict of id -> content")
+    check_items(result, "result", "the list a memory manager returned")
     for i, m in enumerate(result):
         if not (hasattr(m, "id") and hasattr(m, "content")):
             raise TypeError(
@@ -158,11 +159,7 @@ def load_memories(store: BaseStore, user_id: str, query: str, k: int = 5) -> dic
 
 def format_memory_section(profile: Mapping | None, facts: Sequence[Any]) -> str:
     """The system-prompt section for a profile and some facts; empty string if there are none."""
-    if profile is not None and not isinstance(profile, Mapping):
-        raise TypeError(
-            f"profile must be a dict of profile fields or None, got "
-            f"{type(profile).__name__}: {profile!r}"
-        )
+    check_kind(profile, Mapping | None, "profile", "a dict of profile fields or None")
     if isinstance(facts, (str, bytes, Mapping)) or not isinstance(facts, Sequence):
         raise TypeError(f"facts must be a list of facts, got {type(facts).__name__}: {facts!r}")
     parts = []
@@ -185,10 +182,7 @@ def patch_profile(store, user_id: str, patch: Mapping[str, Any]) -> dict:
     """Apply a partial update to the stored profile after validating the result; all or nothing."""
     check_store(store)
     check_user_id(user_id)
-    if not isinstance(patch, Mapping):
-        raise TypeError(
-            f"patch must be a dict of profile fields, got {type(patch).__name__}: {patch!r}"
-        )
+    check_kind(patch, Mapping, "patch", "a dict of profile fields")
     unknown = sorted(set(patch) - set(UserProfile.model_fields))
     if unknown:
         raise ValueError(

@@ -44,7 +44,7 @@ from langgraph.store.base import (
 )
 
 from memlib import checks
-from memlib.checks import check_namespace
+from memlib.checks import check_kind, check_namespace
 from memlib.fixtures import DATA_DIR, read_jsonl
 
 SHARED_DIR = DATA_DIR / "shared_memory"
@@ -114,11 +114,7 @@ class ScopedStore(BaseStore):
         thread_id: str | None = None,
     ):
         checks.check_store(store)
-        if not isinstance(grants, Mapping):
-            raise TypeError(
-                f"grants must map agent names to lists of Grants, got {type(grants).__name__}: "
-                f"{grants!r}"[:200]
-            )
+        check_kind(grants, Mapping, "grants", "a dict of agent name -> list of Grants")
         checks.check_str(agent, "agent")
         if agent not in grants:
             raise ValueError(f"unknown agent {agent!r}: grants exist for {sorted(grants)}")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from memlib.checks import check_int, check_messages, check_str
+from memlib.checks import check_int, check_kind, check_messages, check_str
 
 ENCODINGS = ("cl100k_base", "o200k_base")
 DEFAULT_ENCODING = "o200k_base"  # gpt-4o and gpt-4o-mini
@@ -137,11 +137,7 @@ class TokenCounter:
 
     def message(self, message: BaseMessage) -> int:
         """Tokens one message costs in a chat prompt (content plus per-message overhead)."""
-        if not isinstance(message, BaseMessage):
-            raise TypeError(
-                f"message must be a langchain message (HumanMessage, AIMessage, ...), got "
-                f"{type(message).__name__}: {message!r:.80}"
-            )
+        check_kind(message, BaseMessage, "message", "a langchain message (HumanMessage, ...)")
         parts, extra = _message_parts(message)
         key = (message.id, extra, *parts)
         n = self._cache.get(key)

@@ -33,6 +33,8 @@ from langchain_core.callbacks import BaseCallbackHandler
 
 from memlib.checks import (
     check_int,
+    check_items,
+    check_kind,
     check_namespace,
     check_number,
     check_str,
@@ -116,17 +118,10 @@ class Settled:
 
 def settle(futures: Iterable[Future], timeout: float = 60.0) -> Settled:
     """Wait for every future; count those that ran, were cancelled (debounced) and failed."""
-    if isinstance(futures, Future | str | bytes) or not isinstance(futures, Iterable):
-        raise TypeError(
-            f"futures must be a list of Futures, got {type(futures).__name__}: {futures!r}"
-        )
+    check_items(futures, "futures", "a list of Futures", Iterable)
     futures = list(futures)
     for i, future in enumerate(futures):
-        if not isinstance(future, Future):
-            raise TypeError(
-                f"futures[{i}] must be a concurrent.futures.Future (what submit returns), got "
-                f"{type(future).__name__}: {future!r}"
-            )
+        check_kind(future, Future, f"futures[{i}]", "a concurrent.futures.Future (from submit)")
     check_number(timeout, "timeout", minimum=0)
     ran = cancelled = failed = 0
     errors = []

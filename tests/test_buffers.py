@@ -93,7 +93,7 @@ def test_bad_messages_raise_and_leave_buffer_unchanged(make, bad, fragment):
 
 
 def test_not_a_message_is_a_type_error():
-    with pytest.raises(TypeError, match="expected a langchain message, got str"):
+    with pytest.raises(TypeError, match="must be a langchain message, got str"):
         FullBuffer(SYSTEM).add("hello")
 
 
@@ -532,7 +532,7 @@ def test_bad_input_turns():
 def test_bad_input_check_prompt_messages():
     with pytest.raises(TypeError, match="messages must be a list of langchain messages.*'abc'"):
         check_prompt_messages("abc")
-    with pytest.raises(TypeError, match="message 1: expected a langchain message, got int 7"):
+    with pytest.raises(TypeError, match="message 1 must be a langchain message, got int: 7"):
         check_prompt_messages([HumanMessage("a"), 7])
     with pytest.raises(ValueError, match="message 0.*empty or whitespace"):
         check_prompt_messages([HumanMessage(" ")])

@@ -1,9 +1,13 @@
+from collections.abc import Iterable
+
 import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.store.memory import InMemoryStore
 
 from memlib.checks import (
     check_int,
+    check_items,
+    check_kind,
     check_messages,
     check_namespace,
     check_number,
@@ -53,6 +57,20 @@ def test_scalars_and_containers():
         check_messages("hi")
     with pytest.raises(TypeError, match=r"messages\[1\]"):
         check_messages([HumanMessage("a"), "b"])
+
+
+def test_kinds_and_collections_name_the_value_and_what_was_expected():
+    assert check_kind(3, int, "k", "an int") == 3
+    with pytest.raises(TypeError, match=r"^k must be an int, got str: '3'$"):
+        check_kind("3", int, "k", "an int")
+    assert check_items((1, 2), "ids", "a list of ids") == (1, 2)
+    gen = (i for i in range(2))
+    assert check_items(gen, "ids", "a list of ids", kind=Iterable) is gen
+    for bad in ("ab", b"ab", {"a": 1}, 5, (i for i in range(2))):  # a generator is no Sequence
+        with pytest.raises(
+            TypeError, match=f"^ids must be a list of ids, got {type(bad).__name__}"
+        ):
+            check_items(bad, "ids", "a list of ids")
 
 
 # Every public name gets bad input in a test named test_bad_input_<name> (any file in tests/).

@@ -534,7 +534,7 @@ def test_bad_input_build_rotation_graph():
         build_rotation_graph(42, threshold=4, keep_last=2)
     with pytest.raises(TypeError, match="model must be a chat model.*'small'"):
         build_rotation_graph(_TestOnlyFakeModel(), threshold=4, keep_last=2, summary_model="small")
-    with pytest.raises(TypeError, match="checkpointer must be a LangGraph checkpointer.*'mem'"):
+    with pytest.raises(TypeError, match="checkpointer must be a LangGraph checkpoint saver.*'mem'"):
         build_rotation_graph(_TestOnlyFakeModel(), threshold=4, keep_last=2, checkpointer="mem")
     with pytest.raises(TypeError, match="tools must be a list.*'weather'"):
         build_rotation_graph(_TestOnlyFakeModel(), threshold=4, keep_last=2, tools="weather")

@@ -34,7 +34,7 @@ from contextvars import ContextVar
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from memlib.buffers import FullBuffer, SlidingWindowBuffer, TokenTrimBuffer
-from memlib.checks import check_chat_model, check_int, check_store, check_str
+from memlib.checks import check_chat_model, check_int, check_kind, check_store, check_str
 
 SYSTEM = "You are a helpful assistant. Answer from what the user told you; if you were not told, say you don't know."
 
@@ -414,11 +414,7 @@ class FunctionStrategy(Strategy):
         finally:
             _COUNTER.reset(token)
         self.calls, self.prompt_tokens = counter.snapshot()
-        if not isinstance(reply, str):
-            raise TypeError(
-                f"{self.name}: the function must return a string, got {type(reply).__name__}: {reply!r}"
-            )
-        return reply
+        return check_kind(reply, str, f"{self.name}: the function's reply", "a string")
 
 
 def function_strategy(fn: Callable[[list[BaseMessage]], str], name: str = "mine") -> Callable:

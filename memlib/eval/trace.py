@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass, field
 
 from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, PutOp, Result, SearchOp
 
+from memlib.checks import check_store
+
 
 @dataclass
 class TraceEvent:
@@ -128,10 +130,7 @@ class TracedStore(BaseStore):
     """Any BaseStore, with every operation recorded in a Trace (reads with the keys they returned)."""
 
     def __init__(self, store: BaseStore, trace: Trace | None = None) -> None:
-        if not isinstance(store, BaseStore):
-            raise TypeError(
-                f"store must be a LangGraph BaseStore, got {type(store).__name__}: {store!r}"
-            )
+        check_store(store)
         if trace is not None and not isinstance(trace, Trace):
             raise TypeError(f"trace must be a memlib.eval.Trace, got {type(trace).__name__}")
         self.store = store
