@@ -51,3 +51,19 @@ def test_known_long_list_is_not_stale():
     lengths = function_lengths()
     stale = sorted(name for name in KNOWN_LONG if lengths.get(name, 0) <= LIMIT)
     assert not stale, f"no longer over {LIMIT} lines (or gone): drop from KNOWN_LONG: {stale}"
+
+
+# The size caps of the two packages (issues "A small memlib" and "The offline model reads ordinary
+# conversations"): lines of the package's own .py files, as `wc -l` counts them. Raise a cap only
+# with the issue's agreement; the README states both counts.
+CAPS = {"memlib": ("memlib/**/*.py", 10_000)}
+
+
+def package_lines(pattern: str) -> int:
+    return sum(len(p.read_text(encoding="utf-8").splitlines()) for p in ROOT.glob(pattern))
+
+
+def test_packages_stay_within_their_line_caps():
+    over = {name: package_lines(glob) for name, (glob, cap) in CAPS.items()}
+    over = {name: n for name, n in over.items() if n >= CAPS[name][1]}
+    assert not over, f"over the line cap: {over} (caps: { {k: v[1] for k, v in CAPS.items()} })"
