@@ -24,7 +24,14 @@ from collections.abc import Sequence
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from memlib.checks import check_chat_model, check_int, check_store, check_str, check_user_id
+from memlib.checks import (
+    check_chat_model,
+    check_int,
+    check_number,
+    check_store,
+    check_str,
+    check_user_id,
+)
 from memlib.episodic import format_episodes_as_examples, recall_episodes
 from memlib.procedural import active_prompt
 from memlib.rotation import SummaryState, compress_node, prompt_with_summary, route_after_chat
@@ -76,13 +83,20 @@ def memory_as_data(profile, facts) -> str:
 
 # Saved from notebooks/09_full_memory_agent.ipynb, In [9]: edit it there, then `make sync`.
 def load_memory_node(
-    agent: str, k: int = 3, episodes_k: int = 1, render=memory_as_data, recall=load_memories
+    agent: str,
+    k: int = 3,
+    episodes_k: int = 1,
+    render=memory_as_data,
+    recall=load_memories,
+    min_episode_score: float = 0.25,
 ):
-    """A node loading the active prompt (08), profile and top-k facts (04) and episodes (03);
-    `recall(store, user_id, question, k)` -> {"profile", "facts"} says how facts are found."""
+    """A node loading the active prompt (08), profile and top-k facts (04) and the episodes (03)
+    scoring at least min_episode_score; `recall(store, user_id, question, k)` -> {"profile",
+    "facts"} says how facts are found."""
     check_str(agent, "agent")
     check_int(k, "k", minimum=1)
     check_int(episodes_k, "episodes_k", minimum=1)
+    check_number(min_episode_score, "min_episode_score")
     for name, fn in (("render", render), ("recall", recall)):
         if not callable(fn):
             raise TypeError(f"{name} must be a function, got {fn!r}")
@@ -91,7 +105,11 @@ def load_memory_node(
         user_id = check_user_id(config["configurable"].get("user_id"))
         question = state["messages"][-1].content
         loaded = recall(store, user_id, question, k=k)
-        episodes = recall_episodes(store, user_id, question, k=episodes_k)
+        episodes = [
+            e
+            for e in recall_episodes(store, user_id, question, k=episodes_k)
+            if e.score >= min_episode_score
+        ]
         facts = render(loaded["profile"], loaded["facts"])
         sections = [active_prompt(store, agent), facts, format_episodes_as_examples(episodes)]
         read = [
@@ -184,6 +202,7 @@ def build_memory_agent(
     writers=(),
     k=3,
     episodes_k=1,
+    min_episode_score=0.25,
     threshold=8,
     keep_last=2,
     research=None,
@@ -193,7 +212,9 @@ def build_memory_agent(
     """load_memory -> answer -> write_memory -> compress? over one store and checkpointer."""
     check_store(store)
     builder = StateGraph(AgentState)
-    builder.add_node("load_memory", load_memory_node(agent, k, episodes_k, render, recall))
+    builder.add_node(
+        "load_memory", load_memory_node(agent, k, episodes_k, render, recall, min_episode_score)
+    )
     builder.add_node("answer", answer_node(model))
     builder.add_node("write_memory", write_memory_node(writers))
     builder.add_node("compress", compress_node(model, threshold=threshold, keep_last=keep_last))

@@ -68,10 +68,11 @@ _NOTEBOOK_REF = re.compile(
     re.M,
 )
 _EXERCISES = re.compile(r"^#+\s*Exercises\b.*?(?=^#+\s|\Z)", re.M | re.S)
-# Labels, not amounts: section 4, exercise 6, bug 2, design 1, version 3, turn 11, session 2, HTTP 400.
+# Labels, not amounts: section 4, exercise 6, bug 2, design 1, version 3, turn 11, session 2, HTTP 400,
+# §5.
 _LABEL = re.compile(
     r"\b(?i:sections?|exercises?|bugs?|designs?|versions?|turns?|sessions?|steps?|rounds?)"
-    r"\s+\d+(?:(?:,\s*|\s+(?:and|or|to)\s+)\d+)*\b|\bHTTP\s+\d{3}\b|\bISO\s+8601\b"
+    r"\s+\d+(?:(?:,\s*|\s+(?:and|or|to)\s+)\d+)*\b|\bHTTP\s+\d{3}\b|\bISO\s+8601\b|§\s*\d+"
 )
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # A number: 1,187 / 0.94 / 12 / 36%, not inside a word or a name (gpt-4o, MiniLM-L6, v2, top-3).
