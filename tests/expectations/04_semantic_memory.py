@@ -66,6 +66,13 @@ EXPECT = {
     "answers_right_everything": ("==", 8),
     "answers_right_top_k": ("==", 8),
     "answer_fact_in_top_k": ("==", 8),
+    # "everything" capped at MEMORY_BUDGET (500) tokens, newest first (2026-12-02): 521 tokens with
+    # the prompt's other messages; the 8 questions' facts were stored first and are all cut from 66
+    # stored facts on, so none is in the prompt and none is answered (the notebook asserts fewer
+    # than top-k's; the 0 answers are the offline model's, which does not guess)
+    "tokens_capped": ("between", 450, 600),
+    "answer_fact_in_capped": ("==", 0),
+    "answers_right_capped": ("==", 0),
     # consolidation in the full collection: retrieval's part, then the offline model's part
     "consolidation_target_in_candidates": ("==", 3),
     "consolidation_right": ("==", 3),
