@@ -20,6 +20,11 @@ EXPECT = {
     "bg_loaded_before_extraction": ("==", 0),
     "bg_answer_before_extraction": ("false",),
     "bg_visible_after_extraction": ("true",),
+    # the table's "units readable right after the turn" column (2026-12-02): the same two readings,
+    # plus the blend's, taken right after its hot-path write of the units request
+    "hot_path_readable_right_after": ("true",),
+    "background_readable_right_after": ("false",),
+    "blend_readable_right_after": ("true",),
     "bg_answer_after_extraction": ("true",),
     "bg_session1_extractions": ("==", 1),  # 4 submits in a burst, one run
     "bg_session1_debounced": ("==", 3),
