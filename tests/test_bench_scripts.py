@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,39 @@ def test_bad_names_and_missing_results(bench_table, tmp_path):
         bench_table.render("bogus", tmp_path)
     with pytest.raises(FileNotFoundError, match="run `python benchmarks/calls.py` first"):
         bench_table.render("calls", tmp_path)
+
+
+# --- reading time -------------------------------------------------------------------------------
+
+
+def test_reading_counts_prose_words_and_code_lines(tmp_path):
+    reading = load("benchmarks/reading.py")
+    markdown = "Hello world, `x = 1` and more.\n```python\na = 1\n\nb = 2\n```\n"
+    code = "import os\n\nprint(os.sep)\nprint(1)\n"
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": [markdown]},
+            {"cell_type": "code", "source": [code]},
+            {"cell_type": "raw", "source": ["not counted"]},
+        ]
+    }
+    path = tmp_path / "01_example.ipynb"
+    path.write_text(json.dumps(nb))
+    row = reading.count(path)
+    # words: Hello, world, code (the span), and, more; code: 2 fenced + 3 in the code cell
+    assert row == {"notebook": "01_example", "words": 5, "code_lines": 5, "cells": 3, "minutes": 1}
+    assert "| 01_example | 5 | 5 | 3 | 1 min |" in reading.table([row])
+
+
+def test_reading_json_is_current_with_the_notebooks():
+    reading = load("benchmarks/reading.py")
+    recorded = json.loads((ROOT / "benchmarks/results/reading.json").read_text())
+    now = [reading.count(p) for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))]
+    assert recorded["rows"] == now, "run python benchmarks/reading.py (the README reads its table)"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    total = recorded["total"]
+    said = f"about {total['hours']} hours: {total['words']:,} words of prose"
+    assert said in " ".join(readme.split()), f"the README's reading time is not {said!r}"
+    for row in now:  # the path's table: | [NN · title](notebooks/NN_x.ipynb) | layer | M min |
+        line = rf"{row['notebook']}\.ipynb\) \| [^|\n]+ \| {row['minutes']} min \|"
+        assert re.search(line, readme), f"the README's reading time of {row['notebook']} is stale"
