@@ -38,6 +38,7 @@ INDEX_FIELDS = ["situation", "lesson"]  # what the notebook embeds; see notebook
 _TYPE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 
+# Saved from notebooks/03_episodic_recall.ipynb, In [4]: edit it there, then `make sync`.
 def _non_empty(text: str) -> str:
     text = text.strip()
     if not text:
@@ -47,9 +48,11 @@ def _non_empty(text: str) -> str:
 
 # Non-empty is checked by pydantic on the reply, not declared as `minLength` in the JSON schema:
 # some providers' structured output refuses length keywords, and every provider accepts this one.
+# Saved from notebooks/03_episodic_recall.ipynb, In [4]: edit it there, then `make sync`.
 _Text = Annotated[str, AfterValidator(_non_empty)]
 
 
+# Saved from notebooks/03_episodic_recall.ipynb, In [4]: edit it there, then `make sync`.
 class Episode(BaseModel):
     """One past task, told so that a later task can learn from it."""
 
@@ -150,6 +153,8 @@ def as_episode(episode: Any) -> Episode:
     """An Episode from an Episode or a dict holding the four fields, or an error naming it."""
     if isinstance(episode, Episode):
         return episode
+    if isinstance(episode, BaseModel):  # an Episode class of your own, e.g. a notebook's
+        episode = episode.model_dump()
     if isinstance(episode, Mapping):
         missing = [f for f in EPISODE_FIELDS if f not in episode]
         if missing:
@@ -213,7 +218,7 @@ def recall_episodes(
 def _value(episode: Any) -> Mapping:
     if isinstance(episode, Item):  # SearchItem is an Item
         return episode.value
-    if isinstance(episode, Episode):
+    if isinstance(episode, BaseModel):  # memlib's Episode, or one defined in a notebook
         return episode.model_dump()
     if isinstance(episode, Mapping):
         return episode

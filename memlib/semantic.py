@@ -41,6 +41,7 @@ FACTS_NAMESPACE = ("users", "{user_id}", "facts")
 # Profile and facts are siblings: a search on ("users", user_id) would match both.
 
 
+# Saved from notebooks/04_semantic_memory.ipynb, In [4]: edit it there, then `make sync`.
 class UserProfile(BaseModel):
     """The user's profile: one document per user, updated in place as new facts arrive."""
 
@@ -54,12 +55,14 @@ class UserProfile(BaseModel):
     preferences: list[str] = Field(default_factory=list, description="Stated preferences")
 
 
+# Saved from notebooks/04_semantic_memory.ipynb, In [4]: edit it there, then `make sync`.
 def _non_empty(text: str) -> str:
     if not text.strip():
         raise ValueError("must not be empty or blank")
     return text.strip()
 
 
+# Saved from notebooks/04_semantic_memory.ipynb, In [4]: edit it there, then `make sync`.
 class Fact(BaseModel):
     """One self-contained fact about the user, as a sentence and as subject, predicate, object."""
 

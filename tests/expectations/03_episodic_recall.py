@@ -54,6 +54,14 @@ OPENAI_DIFFERENCES: dict[str, str] = {}
 # their metadata and filters (save_episode, recall_filter, recall_episodes are `# @save
 # memlib.episodic` cells), the extraction call and the recall node.
 TECHNIQUE = {
-    "defines": ["save_episode", "recall_filter", "recall_episodes", "Context", "State", "respond"],
+    "defines": [
+        "Episode",
+        "save_episode",
+        "recall_filter",
+        "recall_episodes",
+        "Context",
+        "State",
+        "respond",
+    ],
     "calls": ["with_structured_output", "put", "search", "get", "StateGraph", "compile"],
 }

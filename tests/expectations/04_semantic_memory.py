@@ -97,7 +97,16 @@ OPENAI_DIFFERENCES: dict[str, str] = {}
 # load step (read_profile and load_memories are `# @save memlib.semantic` cells) and the
 # load_memory node.
 TECHNIQUE = {
-    "defines": ["read_profile", "load_memories", "Context", "State", "load_memory", "answer"],
+    "defines": [
+        "UserProfile",
+        "Fact",
+        "read_profile",
+        "load_memories",
+        "Context",
+        "State",
+        "load_memory",
+        "answer",
+    ],
     "calls": [
         "create_memory_manager",
         "create_memory_store_manager",
