@@ -46,6 +46,7 @@ from memlib.semantic import fact_text
 
 DATA = DATA_DIR / "writers"
 
+# Saved from notebooks/07_background_vs_hot_path.ipynb, In [16]: edit it there, then `make sync`.
 EXPLICIT_REQUEST = re.compile(
     r"^\s*(?:please\s+)?(?:remember|don'?t forget|do not forget|note)\b(?:\s+that)?", re.IGNORECASE
 )
@@ -99,6 +100,7 @@ def make_load_memory_node(namespace: Sequence[str], k: int = 3):
     return load_memory
 
 
+# Saved from notebooks/07_background_vs_hot_path.ipynb, In [16]: edit it there, then `make sync`.
 def is_explicit_request(text: str) -> bool:
     """True when the user asks outright to be remembered ("remember that ...", "please note ...")."""
     if not isinstance(text, str):
@@ -139,6 +141,7 @@ def settle(futures: Iterable[Future], timeout: float = 60.0) -> Settled:
     return Settled(ran, cancelled, failed, errors)
 
 
+# Saved from notebooks/07_background_vs_hot_path.ipynb, In [18]: edit it there, then `make sync`.
 class BlendedWriter:
     """Explicit requests to a hot-path runnable now; other exchanges to a ReflectionExecutor, debounced."""
 

@@ -69,7 +69,14 @@ OPENAI_DIFFERENCES: dict[str, str] = {}
 # LangMem's memory tools, the lean reading graph (its load_memory node saved to memlib.writers),
 # and the store manager run by a debounced ReflectionExecutor.
 TECHNIQUE = {
-    "defines": ["make_load_memory_node", "make_lean_graph", "run_session", "bg_submit"],
+    "defines": [
+        "make_load_memory_node",
+        "make_lean_graph",
+        "run_session",
+        "bg_submit",
+        "is_explicit_request",
+        "BlendedWriter",
+    ],
     "calls": [
         "create_agent",
         "create_manage_memory_tool",
