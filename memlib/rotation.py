@@ -49,8 +49,10 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
+from langgraph.prebuilt import ToolNode
 from typing_extensions import TypedDict
 
 from memlib.checks import (
@@ -222,6 +224,7 @@ def format_transcript(messages: Iterable[BaseMessage]) -> str:
     return "\n".join(lines)
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [7]: edit it there, then `make sync`.
 def summary_request(
     previous_summary: str, messages: Sequence[BaseMessage], words: int = DEFAULT_SUMMARY_WORDS
 ) -> list[BaseMessage]:
@@ -321,6 +324,7 @@ def route_after_chat(threshold: int, *, tools: bool = False) -> Callable[[Summar
     return route
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [21]: edit it there, then `make sync`.
 def build_rotation_graph(
     model: BaseChatModel,
     *,
@@ -330,7 +334,7 @@ def build_rotation_graph(
     summary_model: BaseChatModel | None = None,
     tools: Sequence = (),
     system_prompt: str = DEFAULT_SYSTEM_PROMPT,
-    checkpointer=None,
+    checkpointer: BaseCheckpointSaver | None = None,
 ):
     """Compile chat -> (tools -> chat)* -> compress? -> END over SummaryState."""
     check_rotation_budgets(threshold, keep_last, summary_words)
@@ -341,20 +345,16 @@ def build_rotation_graph(
         check_checkpointer(checkpointer)
     builder = StateGraph(SummaryState)
     builder.add_node("chat", chat_node(model, system_prompt=system_prompt, tools=tools))
-    builder.add_node(
-        "compress",
-        compress_node(
-            summary_model or model,
-            threshold=threshold,
-            keep_last=keep_last,
-            summary_words=summary_words,
-        ),
+    compress = compress_node(
+        summary_model or model,
+        threshold=threshold,
+        keep_last=keep_last,
+        summary_words=summary_words,
     )
+    builder.add_node("compress", compress)
     builder.add_edge(START, "chat")
     targets = ["compress", END]
-    if tools:
-        from langgraph.prebuilt import ToolNode
-
+    if tools:  # the tool loop: chat -> tools -> chat until the model answers in text
         builder.add_node("tools", ToolNode(list(tools)))
         builder.add_edge("tools", "chat")
         targets.append("tools")

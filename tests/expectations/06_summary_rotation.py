@@ -107,6 +107,8 @@ TECHNIQUE = {
         "split_for_summary",
         "compress_node",
         "route_after_chat",
+        "summary_request",
+        "build_rotation_graph",
     ],
     "calls": [
         "RemoveMessage",
