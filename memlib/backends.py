@@ -206,8 +206,7 @@ def check_index(index: Any) -> dict | None:
     """
     if index is None:
         return None
-    if not isinstance(index, Mapping):
-        raise TypeError(f"index must be a dict like {{'dims': 384, 'embed': ...}}, got {index!r}")
+    check_kind(index, Mapping, "index", "a dict like {'dims': 384, 'embed': ...}")
     dims = index.get("dims")
     if not isinstance(dims, int) or isinstance(dims, bool) or dims < 1:
         raise ValueError(f"index['dims'] must be a positive int, got {dims!r}")
@@ -218,8 +217,7 @@ def check_index(index: Any) -> dict | None:
 
 def check_value(value: Any, where: str = "value") -> None:
     """A store value: a dict that JSON can hold, with valid Unicode and finite numbers."""
-    if not isinstance(value, dict):
-        raise TypeError(f"{where} must be a dict, got {type(value).__name__}: {value!r:.80}")
+    check_kind(value, dict, where, "a dict")
     try:
         json.dumps(value, allow_nan=False)
     except ValueError:
@@ -261,8 +259,7 @@ def check_filter(filt: Any) -> None:
     """
     check_kind(filt, Mapping, "filter", "a dict like {'kind': 'fact'}")
     for key, value in filt.items():
-        if not isinstance(key, str):
-            raise TypeError(f"filter keys must be str, got {key!r} in {filt!r:.80}")
+        check_kind(key, str, "filter keys", "str")
         _check_filter_text(key, "filter key")
         where = f"filter[{key!r:.40}]"
         if isinstance(value, Mapping):
@@ -706,8 +703,7 @@ def _pg_kwargs() -> dict:
 def _ttl_config(scheme: str, url: str, ttl: Any) -> dict | None:
     if ttl is None:
         return None
-    if not isinstance(ttl, Mapping):
-        raise TypeError(f"ttl must be a dict like {{'default_ttl': 60}} or None, got {ttl!r}")
+    check_kind(ttl, Mapping, "ttl", "a dict like {'default_ttl': 60} or None")
     if scheme in ("memory", "faiss"):
         raise ValueError(f"backend {url!r} does not support TTL (use sqlite:// or postgresql://)")
     return {"omit_expired": True, **ttl}
@@ -901,8 +897,7 @@ def store_latency(url: str, vectors: Mapping[str, Sequence[float]], *, users=10,
 
     from langgraph.store.base import PutOp
 
-    if not isinstance(vectors, Mapping):
-        raise TypeError(f"vectors must be a dict of text -> vector, got {vectors!r:.80}")
+    check_kind(vectors, Mapping, "vectors", "a dict of text -> vector")
     texts = list(vectors)
     dims = len(next(iter(vectors.values())))
     index = {"dims": dims, "embed": lambda ts: [vectors[t] for t in ts], "fields": ["text"]}

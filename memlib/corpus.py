@@ -81,8 +81,7 @@ def load_corpus(path: str | Path | None = None) -> list[dict]:
 
 def is_superseded(doc: dict) -> bool:
     """True when the document names a newer document that replaces it."""
-    if not isinstance(doc, dict):
-        raise TypeError(f"doc must be a document dict, got {type(doc).__name__}: {doc!r:.80}")
+    check_kind(doc, dict, "doc", "a document dict")
     return doc.get("superseded_by") is not None
 
 

@@ -130,8 +130,7 @@ def check_tool_pairs(messages: Sequence[BaseMessage], *, request: bool = False) 
     every message an id; `request=True` checks a prompt about to be sent instead, where a system
     message and messages without ids are fine.
     """
-    if not isinstance(request, bool):
-        raise TypeError(f"request must be a bool, got {request!r}")
+    check_kind(request, bool, "request", "a bool")
     messages = check_messages(messages)
     pending: dict[str, int] = {}  # tool_call_id -> index of the AI message that made the call
     for i, m in enumerate(messages):

@@ -246,18 +246,15 @@ def check_research_args(
     max_iterations: int,
 ) -> BaseChatModel:
     """Refuse bad build_research_graph arguments before anything is built; return the chat model."""
-    if not isinstance(index, CorpusIndex):
-        raise TypeError(f"index must be a CorpusIndex, got {type(index).__name__}: {index!r:.80}")
-    if not isinstance(human_review, bool):
-        raise TypeError(f"human_review must be True or False, got {human_review!r}")
+    check_kind(index, CorpusIndex, "index", "a CorpusIndex")
+    check_kind(human_review, bool, "human_review", "True or False")
     for name, value in (
         ("k", k),
         ("min_evidence", min_evidence),
         ("max_iterations", max_iterations),
     ):
         check_int(value, name, minimum=1)
-    if not isinstance(model, BaseChatModel):
-        raise TypeError(f"model must be a langchain chat model, got {type(model).__name__}")
+    check_kind(model, BaseChatModel, "model", "a langchain chat model")
     return model
 
 
@@ -456,8 +453,7 @@ def research_summary(state: dict) -> dict[str, Any]:
     """Counts for a finished research: iterations, retrieved, kept, cited, cited_not_kept."""
     check_kind(state, dict, "state", "a research state dict")
     for field in ("retrieved_docs", "graded_docs", "messages"):
-        if not isinstance(state.get(field) or [], list):
-            raise TypeError(f"state[{field!r}] must be a list, got {state[field]!r:.80}")
+        check_kind(state.get(field) or [], list, f"state[{field!r}]", "a list")
     kept = [d["id"] for d in kept_docs(state)]
     answer = next(
         (m.content for m in reversed(state.get("messages") or []) if isinstance(m, AIMessage)), ""

@@ -256,8 +256,7 @@ def put_version(store: BaseStore, namespace: tuple[str, ...], key: str, value: d
     """Write `value` as a new version `key@vN` instead of replacing `key`; return the new key."""
     checks.check_store(store)
     namespace = check_namespace(namespace)
-    if not isinstance(value, dict):
-        raise TypeError(f"value must be a dict, got {type(value).__name__}: {value!r}")
+    check_kind(value, dict, "value", "a dict")
     existing = versions(store, namespace, key)
     n = existing[-1].value["version"] + 1 if existing else 1
     new_key = f"{key}@v{n}"

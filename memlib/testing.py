@@ -30,6 +30,8 @@ import sys
 import time
 from pathlib import Path
 
+from memlib.checks import check_kind
+
 RECORD_MIME = "application/vnd.memlib.record+json"
 RECORDS_MIME = "application/vnd.memlib.records+json"
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,14 +68,14 @@ def record(name: str, value) -> None:
     Outside IPython (a plain script) each figure is displayed at once instead.
     """
     global _HOOKED
-    if not isinstance(name, str):
-        raise TypeError(f"record name must be a str, got {type(name).__name__}: {name!r}")
+    check_kind(name, str, "record name", "a str")
     if not name.strip():
         raise ValueError(f"record name must be a non-empty string, got {name!r}")
     if hasattr(value, "item"):  # numpy scalars
         value = value.item()
-    if not isinstance(value, bool | int | float | str):
-        raise TypeError(f"record {name!r}: value must be a number, string or bool, got {value!r}")
+    check_kind(
+        value, bool | int | float | str, f"record {name!r}: value", "a number, string or bool"
+    )
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"record {name!r}: value must be finite, got {value!r}")
     from IPython import get_ipython
@@ -317,8 +319,7 @@ def load_expectations(stem: str):
     """tests/expectations/<stem>.py as a module (EXPECT, OPENAI_DIFFERENCES, TECHNIQUE), or None."""
     import importlib.util
 
-    if not isinstance(stem, str):
-        raise TypeError(f"stem must be a notebook's file stem (str), got {stem!r}")
+    check_kind(stem, str, "stem", "a notebook's file stem (str)")
     path = EXPECTATIONS / f"{stem}.py"
     if not path.exists():
         return None

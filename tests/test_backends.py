@@ -372,6 +372,7 @@ def test_local_postgres_stops_after_a_process_died_holding_it(tmp_path):
     import signal
     import subprocess
     import sys
+    import time
 
     data = tmp_path / "pg"
     with local_postgres(data):
@@ -383,6 +384,10 @@ def test_local_postgres_stops_after_a_process_died_holding_it(tmp_path):
     try:
         with local_postgres(data) as url, open_store(url) as store:
             store.put(("n",), "k", {"v": 1})
+        # the server removes its pid file as it exits: wait for that, with a deadline, not a sleep
+        deadline = time.monotonic() + 60
+        while (data / "postmaster.pid").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert not (data / "postmaster.pid").exists(), "the server was left running"
     finally:
         if (data / "postmaster.pid").exists():  # stop it ourselves

@@ -525,7 +525,7 @@ def test_bad_input_check_tool_pairs():
         check_tool_pairs("abc")
     with pytest.raises(TypeError, match=r"messages\[0\].*dict"):
         check_tool_pairs([{"role": "user"}])
-    with pytest.raises(TypeError, match="request must be a bool, got 'yes'"):
+    with pytest.raises(TypeError, match="request must be a bool, got str: 'yes'"):
         check_tool_pairs([], request="yes")
 
 

@@ -258,7 +258,7 @@ def test_bad_input_build_research_graph(index, model):
         build_research_graph([{"id": "a"}], model)
     with pytest.raises(TypeError, match="chat model, got str"):
         build_research_graph(index, "gpt-4o")
-    with pytest.raises(TypeError, match="human_review must be True or False, got 'yes'"):
+    with pytest.raises(TypeError, match="human_review must be True or False, got str: 'yes'"):
         build_research_graph(index, model, human_review="yes")
     with pytest.raises(ValueError, match="k must be >= 1, got 0"):
         build_research_graph(index, model, k=0)

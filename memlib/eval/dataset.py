@@ -24,6 +24,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memlib.checks import check_kind
+
 QUESTION_TYPES = (
     "single-session",
     "multi-session",
@@ -129,8 +131,7 @@ def validate_case(case: Any) -> dict:
 
 def load_dataset(path: str | Path) -> list[dict]:
     """Cases from a JSONL file, each validated; ValueError names file:line and the bad field."""
-    if not isinstance(path, str | Path):
-        raise TypeError(f"path must be a str or Path, got {type(path).__name__}: {path!r}")
+    check_kind(path, str | Path, "path", "a str or Path")
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no dataset file at {str(path)!r}")
@@ -157,8 +158,7 @@ def save_dataset(cases: list[dict], path: str | Path) -> Path:
     """Validate every case, then write them as JSONL (all or nothing)."""
     if isinstance(cases, str | dict) or not isinstance(cases, list):
         raise TypeError(f"cases must be a list of dataset cases, got {cases!r:.80}")
-    if not isinstance(path, str | Path):
-        raise TypeError(f"path must be a str or Path, got {path!r:.80}")
+    check_kind(path, str | Path, "path", "a str or Path")
     for i, case in enumerate(cases):
         try:
             validate_case(case)

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from memlib.checks import check_chat_model, check_int
+from memlib.checks import check_chat_model, check_int, check_kind
 from memlib.eval.dataset import validate_case
 from memlib.eval.generator import SCALE, generate_dataset
 from memlib.eval.metrics import evidence_recall_at_k, grade, summarize
@@ -103,8 +103,7 @@ def _check_cases(cases, model, quiet, options, store_factory) -> None:
         raise ValueError("cases must be a non-empty list of dataset cases, got []")
     if model is not None:
         check_chat_model(model)
-    if not isinstance(quiet, bool):
-        raise TypeError(f"quiet must be True or False, got {quiet!r}")
+    check_kind(quiet, bool, "quiet", "True or False")
     for i, case in enumerate(cases):
         try:
             validate_case(case)
@@ -165,8 +164,7 @@ def _observe(run, case, name, counter, trace, ingest: _Ingest, bar) -> None:
 def refused_tokens(exc: BaseException) -> int | None:
     """The prompt's tokens if `exc` is a context-window refusal (`.code` "context_length_exceeded",
     from OfflineChatModel or ChatOpenAI), 0 if it does not say; None for any other error."""
-    if not isinstance(exc, BaseException):
-        raise TypeError(f"exc must be an exception, got {exc!r:.80}")
+    check_kind(exc, BaseException, "exc", "an exception")
     if getattr(exc, "code", None) != "context_length_exceeded":
         return None
     found = re.search(r"resulted in (\d+) tokens", str(getattr(exc, "message", exc)))

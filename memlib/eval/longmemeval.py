@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
+from memlib.checks import check_int, check_kind
 from memlib.eval.dataset import validate_case
 
 TYPES = {
@@ -64,8 +65,7 @@ def _session(sid: str, turns, when: datetime, source: str, where: str) -> tuple[
 
 def to_case(item: dict, where: str = "item") -> dict:
     """One LongMemEval question (a dict of its JSON fields) as a memlib.eval case."""
-    if not isinstance(where, str):
-        raise TypeError(f"where must be a str, got {where!r:.80}")
+    check_kind(where, str, "where", "a str")
     if not isinstance(item, dict):
         raise TypeError(f"{where}: expected a JSON object, got {item!r:.80}")
     missing = [f for f in FIELDS if f not in item]
@@ -115,10 +115,7 @@ def to_case(item: dict, where: str = "item") -> dict:
 
 def load_longmemeval(path: str | Path, limit: int | None = None) -> list[dict]:
     """The questions of a LongMemEval JSON file (`_s`, `_m` or `_oracle`) as cases, the first `limit`."""
-    from memlib.checks import check_int
-
-    if not isinstance(path, str | Path):
-        raise TypeError(f"path must be a str or Path, got {type(path).__name__}: {path!r}")
+    check_kind(path, str | Path, "path", "a str or Path")
     if limit is not None:
         check_int(limit, "limit", minimum=1)
     if not Path(path).is_file():

@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import Sequence
 from statistics import mean
 
+from memlib.checks import check_kind
 from memlib.eval.dataset import QUESTION_TYPES
 
 DONT_KNOW = re.compile(
@@ -125,10 +126,8 @@ SHORT = {
 
 def format_summary(summary: dict, title: str = "") -> str:
     """The per-type summary as an aligned text table."""
-    if not isinstance(summary, dict):
-        raise TypeError(f"summary must be the dict summarize() returns, got {summary!r:.80}")
-    if not isinstance(title, str):
-        raise TypeError(f"title must be a str, got {title!r:.80}")
+    check_kind(summary, dict, "summary", "the dict summarize() returns")
+    check_kind(title, str, "title", "a str")
     head = ["type"] + [SHORT.get(c, c) for c in COLUMNS]
     lines = [
         [t]

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 
 from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, PutOp, Result, SearchOp
 
-from memlib.checks import check_store
+from memlib.checks import check_kind, check_store
 
 
 @dataclass
@@ -101,8 +101,7 @@ class Trace:
 
     def explain(self, turn: str) -> list[dict]:
         """For each memory the turn read: its key, the write that last put it, and that write's turn."""
-        if not isinstance(turn, str):
-            raise TypeError(f"turn must be a string (a turn or question id), got {turn!r}")
+        check_kind(turn, str, "turn", "a string (a turn or question id)")
         found = []
         for read in self.reads(turn):
             for key in read.read:
