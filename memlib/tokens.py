@@ -59,13 +59,20 @@ def ensure_offline_encodings() -> Path:
             return gzip.decompress(source.read_bytes())
         return real_read_file(blobpath)
 
+    def fetch_only(blobpath: str, expected_hash: str | None = None) -> dict:
+        # tiktoken's own cached read: hash check, then an atomic write into the cache. The
+        # ranks are parsed once, later, by tiktoken.get_encoding (parsing here too cost 0.7 s).
+        tiktoken.load.read_file_cached(blobpath, expected_hash)
+        return {}
+
     tiktoken.load.read_file = read_bundled
+    openai_public.load_tiktoken_bpe = fetch_only
     try:
         for name in ENCODINGS:
-            # Runs tiktoken's own loader: hash check, then an atomic write into the cache.
-            getattr(openai_public, name)()
+            getattr(openai_public, name)()  # its file's URL and hash are tiktoken's own
     finally:
         tiktoken.load.read_file = real_read_file
+        openai_public.load_tiktoken_bpe = tiktoken.load.load_tiktoken_bpe
     _ready = True
     return cache
 
