@@ -59,17 +59,13 @@ def ensure_offline_encodings() -> Path:
             return gzip.decompress(source.read_bytes())
         return real_read_file(blobpath)
 
-    def fetch_only(blobpath: str, expected_hash: str | None = None) -> dict:
-        # tiktoken's own cached read: hash check, then an atomic write into the cache. The
-        # ranks are parsed once, later, by tiktoken.get_encoding (parsing here too cost 0.7 s).
-        tiktoken.load.read_file_cached(blobpath, expected_hash)
-        return {}
-
     tiktoken.load.read_file = read_bundled
-    openai_public.load_tiktoken_bpe = fetch_only
+    # each constructor gives tiktoken's cached, hash-checked read its file's URL and hash; the
+    # ranks are parsed once, later, by tiktoken.get_encoding (parsing here too cost 0.7 s)
+    openai_public.load_tiktoken_bpe = lambda *a, **k: tiktoken.load.read_file_cached(*a, **k) and {}
     try:
         for name in ENCODINGS:
-            getattr(openai_public, name)()  # its file's URL and hash are tiktoken's own
+            getattr(openai_public, name)()
     finally:
         tiktoken.load.read_file = real_read_file
         openai_public.load_tiktoken_bpe = tiktoken.load.load_tiktoken_bpe
