@@ -56,17 +56,23 @@ def _load_model():
     return tokenizer, session
 
 
+# One model per process, so one cache of vectors by text for every instance (a notebook's
+# stores and the offline model ask for the same texts), as large as the largest cache_size
+_VECTORS: OrderedDict[str, np.ndarray] = OrderedDict()
+_VECTORS_MAX = [1]
+
+
 class MiniLMEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 sentence embeddings computed locally."""
 
     dims = DIMS
 
-    def __init__(self, batch_size: int = 32, cache_size: int = 4096):
+    def __init__(self, batch_size: int = 32, cache_size: int = 16384):
         check_int(batch_size, "batch_size", minimum=1)
         check_int(cache_size, "cache_size", minimum=1)
         self.batch_size = batch_size
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache = _VECTORS
+        _VECTORS_MAX[0] = max(_VECTORS_MAX[0], cache_size)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         tokenizer, session = _load()
@@ -96,14 +102,14 @@ class MiniLMEmbeddings(Embeddings):
                 raise TypeError(f"can only embed str, got {type(t).__name__}: {t!r}")
         if not texts:
             return np.zeros((0, DIMS), dtype=np.float32)
-        found = {t: self._cache[t] for t in texts if t in self._cache}
+        found = {t: v for t in texts if (v := self._cache.get(t)) is not None}  # threads share it
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             found.update(zip(missing, self._encode(missing), strict=True))
             for text in missing:
                 self._cache[text] = found[text]
-                if len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
+                if len(self._cache) > _VECTORS_MAX[0]:
+                    self._cache.popitem(last=False)  # the oldest
         return np.stack([found[t] for t in texts])
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
