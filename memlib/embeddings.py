@@ -56,10 +56,9 @@ def _load_model():
     return tokenizer, session
 
 
-# One model per process, so one cache of vectors by text for every instance (a notebook's
-# stores and the offline model ask for the same texts), as large as the largest cache_size
+# One model per process, so one cache of vectors by text for every instance (stores, the model)
 _VECTORS: OrderedDict[str, np.ndarray] = OrderedDict()
-_VECTORS_MAX = [1]
+_VECTORS_MAX = [1]  # the largest cache_size any instance asked for
 
 
 class MiniLMEmbeddings(Embeddings):
