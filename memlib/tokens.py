@@ -60,12 +60,15 @@ def ensure_offline_encodings() -> Path:
         return real_read_file(blobpath)
 
     tiktoken.load.read_file = read_bundled
+    # each constructor gives tiktoken's cached, hash-checked read its file's URL and hash; the
+    # ranks are parsed once, later, by tiktoken.get_encoding (parsing here too cost 0.7 s)
+    openai_public.load_tiktoken_bpe = lambda *a, **k: tiktoken.load.read_file_cached(*a, **k) and {}
     try:
         for name in ENCODINGS:
-            # Runs tiktoken's own loader: hash check, then an atomic write into the cache.
             getattr(openai_public, name)()
     finally:
         tiktoken.load.read_file = real_read_file
+        openai_public.load_tiktoken_bpe = tiktoken.load.load_tiktoken_bpe
     _ready = True
     return cache
 

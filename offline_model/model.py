@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.exceptions import ContextOverflowError
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, convert_to_messages
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
@@ -34,6 +35,8 @@ from offline_model.skills import (
 )
 from offline_model.text import message_text, token_counter
 from offline_model.tools import call_id, chosen_name, plan_tool_calls
+
+_class_tool = lru_cache(256)(lambda c: json.dumps(convert_to_openai_tool(c)))  # fixed per class
 
 
 class OfflineChatModel(BaseChatModel):
@@ -144,8 +147,6 @@ class OfflineChatModel(BaseChatModel):
     ) -> int:
         """Prompt tokens as OpenAI counts them (memlib.tokens); usable as trim_messages'
         token_counter=model."""
-        from langchain_core.messages import convert_to_messages
-
         return token_counter()(convert_to_messages(messages))
 
     def bind_tools(
@@ -155,9 +156,12 @@ class OfflineChatModel(BaseChatModel):
         tool_choice: str | dict | bool | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
-        """Bind tools (as OpenAI-format schemas) and a tool_choice: auto, none, any, required,
-        a tool name, or {"type": "function", "function": {"name": ...}}."""
-        formatted = [convert_to_openai_tool(t) for t in tools]
+        """Bind tools (OpenAI-format schemas, a class's converted once: trustcall rebinds it every
+        call) and a tool_choice: auto, none, any, required, a name or {"function": {"name": ..}}."""
+        formatted = [
+            json.loads(_class_tool(t)) if isinstance(t, type) else convert_to_openai_tool(t)
+            for t in tools
+        ]
         names = [t["function"]["name"] for t in formatted]
         forced = chosen_name(tool_choice)
         if forced is not None and forced not in names:
@@ -247,11 +251,7 @@ class ContextWindowExceeded(ContextOverflowError):
 def _usage(input_tokens: int, reply: AIMessage) -> dict:
     from memlib.tokens import count_text_tokens
 
-    output_tokens = count_text_tokens(message_text(reply))
-    for call in reply.tool_calls:
-        output_tokens += count_text_tokens(call["name"] + json.dumps(call["args"]))
-    return {
-        "input_tokens": input_tokens,
-        "output_tokens": output_tokens,
-        "total_tokens": input_tokens + output_tokens,
-    }
+    texts = [message_text(reply), *(c["name"] + json.dumps(c["args"]) for c in reply.tool_calls)]
+    output_tokens = sum(count_text_tokens(t) for t in texts)
+    total = input_tokens + output_tokens
+    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "total_tokens": total}
