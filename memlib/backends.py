@@ -102,7 +102,7 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from memlib.checks import check_int, check_kind
+from memlib.checks import check_int, check_items, check_kind
 
 SCHEMES = ("memory", "faiss", "sqlite", "postgresql")
 BUSY_TIMEOUT_MS = 30_000
@@ -303,8 +303,7 @@ def _check_filter_text(text: str, where: str) -> None:
 def check_ops(ops: Sequence[Any]) -> None:
     """Check every op of a batch before any of it runs: namespaces, put values, search queries
     and filters."""
-    if isinstance(ops, str | bytes) or not isinstance(ops, Sequence):
-        raise TypeError(f"ops must be a list of store operations, got {ops!r:.80}")
+    check_items(ops, "ops", "a list of store operations")
     for op in ops:
         validate_op_namespace(op)
         if isinstance(op, PutOp):

@@ -229,8 +229,7 @@ def _value(episode: Any) -> Mapping:
 
 def format_episodes_as_examples(episodes: Sequence[Any]) -> str:
     """A system-prompt section presenting episodes as numbered worked examples ('' for none)."""
-    if isinstance(episodes, (str, bytes, Mapping)) or not isinstance(episodes, Sequence):
-        raise TypeError(f"episodes must be a list, got {type(episodes).__name__}: {episodes!r}")
+    check_items(episodes, "episodes", "a list")
     if not episodes:
         return ""
     blocks = []
@@ -293,8 +292,7 @@ def _fixture_path(path: Any, default: str) -> Path:
 
 def _owners(episodes: Any) -> dict[str, str]:
     """Episode id -> user id, from episodes that each carry both."""
-    if isinstance(episodes, (str, bytes, Mapping)) or not isinstance(episodes, Sequence):
-        raise TypeError(f"episodes must be a list of episode dicts, got {episodes!r}")
+    check_items(episodes, "episodes", "a list of episode dicts")
     owner = {}
     for e in episodes:
         if not isinstance(e, Mapping) or not isinstance(e.get("id"), str):

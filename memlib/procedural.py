@@ -40,7 +40,7 @@ from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
 
-from memlib.checks import check_int, check_items, check_store, check_str
+from memlib.checks import check_int, check_items, check_kind, check_store, check_str
 from memlib.fixtures import DATA_DIR, read_jsonl
 from memlib.tokens import count_text_tokens
 
@@ -164,8 +164,7 @@ def check_prompt(text: str, required_variables=(), max_tokens: int = DEFAULT_MAX
 
 def timestamp(now: datetime | None) -> str:
     """`now` (timezone-aware) or the current UTC time, in ISO 8601."""
-    if now is not None and not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime or None, got {type(now).__name__}: {now!r}")
+    check_kind(now, datetime | None, "now", "a datetime or None")
     moment = now or datetime.now(timezone.utc)
     if moment.tzinfo is None:
         raise ValueError(f"now must be timezone-aware, got {moment!r}")

@@ -103,8 +103,7 @@ def check_model(model: Any, tools: Any = ()) -> list:
             f"model must be a chat model with .invoke (e.g. ChatOpenAI), got "
             f"{type(model).__name__}: {model!r:.80}"
         )
-    if isinstance(tools, str | bytes) or not isinstance(tools, Sequence):
-        raise TypeError(f"tools must be a list of tools, got {type(tools).__name__}: {tools!r:.80}")
+    check_items(tools, "tools", "a list of tools")
     if tools and not callable(getattr(model, "bind_tools", None)):
         raise TypeError(f"tools need a model with .bind_tools, got {type(model).__name__}")
     return list(tools)
@@ -518,8 +517,7 @@ def plot_strategies(results: dict[str, list[dict]], path: str | Path | None = No
     import matplotlib.pyplot as plt
 
     _check_results(results)
-    if path is not None and not isinstance(path, str | Path):
-        raise TypeError(f"path must be a str, a Path or None, got {path!r:.80}")
+    check_kind(path, str | Path | None, "path", "a str, a Path or None")
     fig, (left, right, facts) = plt.subplots(1, 3, figsize=(15, 4), constrained_layout=True)
     styles = [("--", 2.5), ("-", 1.5), ("-.", 1.5), ("-", 2.0)]
     for i, (name, rows) in enumerate(results.items()):
@@ -588,8 +586,7 @@ def format_table(
     rows: Sequence[dict], columns: Sequence[str] | None = None, width: int = 60
 ) -> str:
     """Rows of dicts as an aligned text table; long cells cut to `width` characters."""
-    if isinstance(rows, str) or not isinstance(rows, Sequence):
-        raise TypeError(f"rows must be a list of dicts, got {rows!r:.80}")
+    check_items(rows, "rows", "a list of dicts")
     check_int(width, "width", minimum=1)
     if not rows:
         return "(no rows)"
@@ -612,8 +609,7 @@ def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "k
 
     from memlib.backends import sqlite_connections, sqlite_scrub
 
-    if isinstance(thread_ids, str) or not isinstance(thread_ids, Iterable):
-        raise TypeError(f"thread_ids must be a list of thread ids, got {thread_ids!r}")
+    check_items(thread_ids, "thread_ids", "a list of thread ids", Iterable)
     check_checkpointer(checkpointer)
     if check_str(strategy, "strategy") not in ("keep_latest", "delete"):
         raise ValueError(f"strategy must be 'keep_latest' or 'delete', got {strategy!r}")

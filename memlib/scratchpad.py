@@ -169,8 +169,7 @@ def question_aspects(question: str) -> list[str]:
 def evidence_per_aspect(state: dict, aspects: list[str]) -> dict[str, int]:
     """How many documents currently graded relevant were found for each aspect."""
     check_state(state)
-    if isinstance(aspects, str) or not isinstance(aspects, list):
-        raise TypeError(f"aspects must be a list of strings, got {aspects!r:.80}")
+    check_kind(aspects, list, "aspects", "a list of strings")
     latest = {g["id"]: g for g in state.get("graded_docs") or []}
     counts = dict.fromkeys(aspects, 0)
     for g in latest.values():
@@ -220,8 +219,7 @@ def evidence_lines(docs: Iterable[dict]) -> str:
 
 def review_problem(decision, kept: list[str]) -> str | None:
     """What is wrong with a reviewer's resume value, or None if it is usable."""
-    if isinstance(kept, str) or not isinstance(kept, list):
-        raise TypeError(f"kept must be a list of document ids, got {kept!r:.80}")
+    check_kind(kept, list, "kept", "a list of document ids")
     if not isinstance(decision, dict) or not ({"approve", "drop"} & decision.keys()):
         return f"expected {{'approve': True}} or {{'drop': [ids]}}, got {decision!r}"
     if "approve" in decision and decision["approve"] is not True:

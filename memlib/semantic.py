@@ -163,8 +163,7 @@ def load_memories(store: BaseStore, user_id: str, query: str, k: int = 5) -> dic
 def format_memory_section(profile: Mapping | None, facts: Sequence[Any]) -> str:
     """The system-prompt section for a profile and some facts; empty string if there are none."""
     check_kind(profile, Mapping | None, "profile", "a dict of profile fields or None")
-    if isinstance(facts, (str, bytes, Mapping)) or not isinstance(facts, Sequence):
-        raise TypeError(f"facts must be a list of facts, got {type(facts).__name__}: {facts!r}")
+    check_items(facts, "facts", "a list of facts")
     parts = []
     if profile:
         lines = []

@@ -130,8 +130,7 @@ def read_records(notebook_path: str | os.PathLike) -> dict:
 
 
 def _check_variant(variant: str | None) -> str | None:
-    if variant is not None and not isinstance(variant, str):
-        raise TypeError(f"variant must be a str or None, got {type(variant).__name__}: {variant!r}")
+    check_kind(variant, str | None, "variant", "a str or None")
     if variant is not None and variant not in VARIANTS:
         raise ValueError(f"variant {variant!r} is not one of {VARIANTS} (or None)")
     return variant
@@ -153,8 +152,7 @@ def output_dir(notebook: str | os.PathLike, variant: str | None = None) -> Path:
 
 def variant_env(variant: str | None, base_url: str | None = None) -> dict[str, str] | None:
     """The backend environment variables a kernel gets for one variant (None: leave it be)."""
-    if base_url is not None and not isinstance(base_url, str):
-        raise TypeError(f"base_url must be a str or None, got {base_url!r}")
+    check_kind(base_url, str | None, "base_url", "a str or None")
     if _check_variant(variant) is None:
         return None
     if variant == "offline":
@@ -306,8 +304,7 @@ def write_records(records: dict, variant: str | None = None, name: str = "record
 
 def counters(server, since: dict | None = None) -> dict:
     """The server's request counters now, or how much each grew since an earlier reading."""
-    if since is not None and not isinstance(since, dict):
-        raise TypeError(f"since must be an earlier counters() reading (a dict), got {since!r:.80}")
+    check_kind(since, dict | None, "since", "an earlier counters() reading (a dict)")
     now = {k: v for k, v in server.stats.items() if isinstance(v, int)}
     return {k: v - (since or {}).get(k, 0) for k, v in now.items()}
 

@@ -156,8 +156,7 @@ def load_dataset(path: str | Path) -> list[dict]:
 
 def save_dataset(cases: list[dict], path: str | Path) -> Path:
     """Validate every case, then write them as JSONL (all or nothing)."""
-    if isinstance(cases, str | dict) or not isinstance(cases, list):
-        raise TypeError(f"cases must be a list of dataset cases, got {cases!r:.80}")
+    check_kind(cases, list, "cases", "a list of dataset cases")
     check_kind(path, str | Path, "path", "a str or Path")
     for i, case in enumerate(cases):
         try:

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from memlib.checks import check_chat_model, check_int, check_kind
+from memlib.checks import check_chat_model, check_int, check_items, check_kind
 from memlib.eval.dataset import validate_case
 from memlib.eval.generator import SCALE, generate_dataset
 from memlib.eval.metrics import evidence_recall_at_k, grade, summarize
@@ -97,8 +97,7 @@ def _sessions_of(trace: Trace, keys: Sequence[str], case_id: str) -> list[str]:
 
 
 def _check_cases(cases, model, quiet, options, store_factory) -> None:
-    if isinstance(cases, dict | str) or not isinstance(cases, Sequence):
-        raise TypeError(f"cases must be a list of dataset cases, got {cases!r:.80}")
+    check_items(cases, "cases", "a list of dataset cases")
     if not cases:
         raise ValueError("cases must be a non-empty list of dataset cases, got []")
     if model is not None:
@@ -109,8 +108,7 @@ def _check_cases(cases, model, quiet, options, store_factory) -> None:
             validate_case(case)
         except ValueError as exc:
             raise ValueError(f"cases[{i}]: {exc}") from None
-    if options is not None and not isinstance(options, dict):
-        raise TypeError(f"options must be a dict of strategy arguments, got {options!r}")
+    check_kind(options, dict | None, "options", "a dict of strategy arguments")
     if store_factory is not None and not callable(store_factory):
         raise TypeError(
             f"store_factory must be a function returning a BaseStore, got {store_factory!r}"

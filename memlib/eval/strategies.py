@@ -58,8 +58,7 @@ class Strategy:
             check_chat_model(model)
         if store is not None:
             check_store(store)
-        if trace is not None and not isinstance(trace, Trace):
-            raise TypeError(f"trace must be a memlib.eval Trace or None, got {trace!r:.80}")
+        check_kind(trace, Trace | None, "trace", "a memlib.eval Trace or None")
         self.model, self.store, self.trace = model, store, trace
         self.retrieved: list[str] | None = None
 
