@@ -14,15 +14,19 @@ It works anywhere a store is accepted: `graph.compile(store=...)`, LangMem's too
 Vectors are scaled by their largest component, L2-normalised (so 1e300 or 1e-300 components
 neither overflow nor vanish) and searched by inner product. The default index is exact
 (`faiss.IndexFlatIP` inside `faiss.IndexIDMap2`). `index_type="hnsw"` uses `faiss.IndexHNSWFlat`
-(approximate, fast on large stores; `hnsw_m`, `ef_construction`, `ef_search`); `"hnsw_sq"` uses
-`faiss.IndexHNSWSQ`, HNSW over vectors quantised to 8 bits per component (a quarter of float32),
-keeps the float32 vectors in `vectors.f32` beside the index (memory-mapped, read only for
-candidates) and re-scores RERANK candidates per result with them: exact scores, for a million
-items. HNSW cannot remove vectors, so deleting or updating an item marks its old vector ids as
-tombstones, which searches skip; once tombstones exceed `rebuild_fraction` of the index, the index
-is rebuilt from the live vectors (also on demand with `compact()`). Searches restricted by
-namespace prefix or filter to at most `exact_threshold` vectors are scored exactly with numpy;
-larger namespaces are searched in FAISS through an `IDSelector`, kept until a write there.
+(approximate; `hnsw_m`, `ef_construction`, `ef_search`). HNSW cannot remove vectors, so deleting
+or updating an item marks its old vector ids as tombstones, which searches skip; once tombstones
+exceed `rebuild_fraction` of the index, it is rebuilt from the live vectors (also by `compact()`).
+`"ivf_sq"`, for a million items, is `faiss.IndexIVFScalarQuantizer`: k-means lists over codes of
+8 bits per component (a quarter of float32); a search scans the `nprobe` lists nearest the query
+and re-scores RERANK candidates per result with the float32 vectors, kept in `vectors.f32` beside
+the index (memory-mapped, read only for candidates): exact scores. Below IVF_TRAIN_AT vectors it
+searches exactly (a flat index); the write that reaches IVF_TRAIN_AT vectors, or enough for
+IVF_GROWTH times as many lists, trains 2 * sqrt(n) lists on a sample of the live vectors, re-adds
+them all (one slow write: 20k, 80k, 320k, 1.3M vectors) and snapshots; `compact()` retrains too. Searches
+restricted by namespace prefix or filter to at most `exact_threshold` vectors are scored exactly
+with numpy; larger ones run in FAISS through an `IDSelector` (kept until a write there), and IVF
+then scans nprobe / (their share of the vectors) lists.
 
 Example::
 
@@ -125,10 +129,11 @@ LOCK_NAME = "writer.lock"
 LOCK_WAIT = 0.2  # seconds a writer waits out a lock held only to clean up on open
 LOAD_RETRIES = 50  # times a reader re-reads the manifest when a save replaced it mid-read
 _OPERATORS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
-_INDEX_TYPES = ("flat", "hnsw", "hnsw_sq")
+_INDEX_TYPES = ("flat", "hnsw", "ivf_sq")
 _RECORD = struct.Struct("<II")  # a log record's header: payload length, CRC-32 of the payload
 LOG_CHUNK = 1 << 20  # the log grows by this many zero bytes at a time, so appends overwrite
-RERANK = 4  # hnsw_sq: candidates fetched per result, then re-scored with the float32 vectors
+RERANK = 4  # ivf_sq: candidates fetched per result, then re-scored with the float32 vectors
+IVF_TRAIN_AT, IVF_GROWTH = 20_000, 2  # ivf_sq: train at 20k vectors, again when lists double
 
 NsKey = tuple[tuple[str, ...], str]
 
@@ -243,6 +248,11 @@ def _does_match(condition: MatchCondition, ns: tuple[str, ...]) -> bool:
     return all(p == "*" or k == p for k, p in pairs)
 
 
+def _nlist(n: int) -> int:
+    """IVF lists for n vectors: 4 * sqrt(n), with 20 training vectors per list at least."""
+    return max(1, min(int(4 * math.sqrt(n)), n // 20))
+
+
 def _fsync_write(path: Path, data: bytes) -> None:
     """Write bytes to a temporary file beside `path`, fsync it, then rename it into place."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -283,6 +293,7 @@ class FaissStore(BaseStore):
         hnsw_m: int = 32,
         ef_construction: int = 100,
         ef_search: int = 128,
+        nprobe: int = 16,
         rebuild_fraction: float = 0.25,
         exact_threshold: int = 4096,
         path: str | os.PathLike | None = None,
@@ -295,6 +306,7 @@ class FaissStore(BaseStore):
             ("hnsw_m", hnsw_m, 2),
             ("ef_construction", ef_construction, 1),
             ("ef_search", ef_search, 1),
+            ("nprobe", nprobe, 1),
             ("exact_threshold", exact_threshold, 0),
             ("snapshot_every", snapshot_every, 1),
         ):
@@ -313,6 +325,7 @@ class FaissStore(BaseStore):
         self.hnsw_m = hnsw_m
         self.ef_construction = ef_construction
         self.ef_search = ef_search
+        self.nprobe = nprobe
         self.rebuild_fraction = rebuild_fraction
         self.exact_threshold = exact_threshold
         self.path = Path(path) if path is not None else None
@@ -339,7 +352,7 @@ class FaissStore(BaseStore):
         self._seq: dict[NsKey, int] = {}
         self._next_seq = 0
         self._index = self._new_index() if self.dims else None
-        self._floats: Any = b"" if index_type == "hnsw_sq" and self.dims else None  # mmap
+        self._floats: Any = b"" if index_type == "ivf_sq" and self.dims else None  # mmap
         self._floats_file: int | None = None
         self._selectors: dict[tuple[str, ...], tuple[Any, int]] = {}  # prefix -> IDSelector, size
         self._locks: dict[Path, int] = {}  # directory -> descriptor holding its writer lock
@@ -377,15 +390,21 @@ class FaissStore(BaseStore):
         self.dims = dims
         self._fields = [(p, p if p == "$" else tokenize_path(p)) for p in fields]
 
-    def _new_index(self) -> faiss.Index:
-        if self.index_type == "flat":
-            return faiss.IndexIDMap2(faiss.IndexFlatIP(self.dims))
-        if self.index_type == "hnsw_sq":  # 8 bits per component over [-1, 1]: unit vectors fit
+    def _new_index(self, live: np.ndarray | None = None) -> faiss.Index:
+        """An empty index; for ivf_sq with at least IVF_TRAIN_AT live ids, trained on them."""
+        if self.index_type == "ivf_sq" and live is not None and len(live) >= IVF_TRAIN_AT:
+            nlist, ip = _nlist(len(live)), faiss.METRIC_INNER_PRODUCT
+            sample = np.random.default_rng(len(live)).choice(live, min(len(live), 20 * nlist), False)
+            coarse = faiss.IndexHNSWFlat(self.dims, 32, ip)  # finds a vector's list fast (and
+            coarse.hnsw.efConstruction = 40  # in k-means): thousands of lists cost no more
             sq8 = faiss.ScalarQuantizer.QT_8bit
-            base = faiss.IndexHNSWSQ(self.dims, sq8, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-            base.train(np.array([[-1.0] * self.dims, [1.0] * self.dims], dtype=np.float32))
-        else:
-            base = faiss.IndexHNSWFlat(self.dims, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            ivf = faiss.IndexIVFScalarQuantizer(coarse, self.dims, nlist, sq8, ip)
+            ivf.cp.niter, ivf.cp.min_points_per_centroid = 8, 5  # rough lists: re-ranking is exact
+            ivf.train(self._vectors(np.sort(sample)))
+            return ivf
+        if self.index_type != "hnsw":
+            return faiss.IndexIDMap2(faiss.IndexFlatIP(self.dims))
+        base = faiss.IndexHNSWFlat(self.dims, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
         base.hnsw.efConstruction = self.ef_construction
         base.hnsw.efSearch = self.ef_search
         return faiss.IndexIDMap2(base)
@@ -605,18 +624,21 @@ class FaissStore(BaseStore):
         now = datetime.now(timezone.utc)
         if self.autosave:
             self._log_append(ops, vecs, now)  # raises before anything changed in memory
-        self._apply(ops, vecs, now)
+        trained = self._apply(ops, vecs, now)
         # A delete snapshots at once: the deleted value must not stay readable in the log's bytes
-        # (a forget leaves no trace in the files); deletes are rare, puts stay one append.
+        # (a forget leaves no trace in the files); deletes are rare, puts stay one append. Newly
+        # trained IVF lists are saved at once, so that reopening does not train them again.
         deleted = any(value is None for _, _, value, _ in ops)
-        if self.autosave and (deleted or self._log_ops >= self.snapshot_every):
+        if self.autosave and (deleted or trained or self._log_ops >= self.snapshot_every):
             try:
                 self.save()
             except Exception as exc:  # the write is durable in the log; snapshot again later
                 warnings.warn(f"FaissStore snapshot failed, log kept: {exc!r}", stacklevel=3)
 
-    def _apply(self, ops: list, vecs: np.ndarray | None, now: datetime) -> None:
-        """Apply logged writes [(namespace, key, value or None, {field path: vector id})]."""
+    def _apply(self, ops: list, vecs: np.ndarray | None, now: datetime) -> bool:
+        """Apply logged writes [(namespace, key, value or None, {field path: vector id})].
+
+        Returns whether the index was rebuilt (an ivf_sq store trained its lists)."""
         add_ids = np.asarray([v for *_, ids in ops for v in ids.values()], dtype=np.int64)
         old_ids = [v for ns, key, *_ in ops for v in self._vec_ids.get((ns, key), {}).values()]
         if len(add_ids):  # FAISS first: if adding fails, nothing has changed yet
@@ -625,7 +647,7 @@ class FaissStore(BaseStore):
                 os.pwrite(self._floats_fd(), vecs.tobytes(), int(add_ids[0]) * vecs[0].nbytes)
             self._next_id = max(self._next_id, int(add_ids.max()) + 1)
         if old_ids:
-            if self.index_type != "flat":
+            if self.index_type == "hnsw":
                 self._tombstones.update(old_ids)
             else:
                 self._index.remove_ids(np.asarray(old_ids, dtype=np.int64))
@@ -663,14 +685,25 @@ class FaissStore(BaseStore):
                     self._owner[vid] = nk
             else:
                 self._n_unindexed += 1
-        self._maybe_rebuild()
+        return self._maybe_rebuild()
 
-    def _maybe_rebuild(self) -> None:
+    def _maybe_rebuild(self) -> bool:
+        """Rebuild an HNSW index with too many tombstones, or (re)train an ivf_sq one that grew."""
+        n, ivf = len(self._owner), self._ivf()
+        if self.index_type == "ivf_sq" and n >= IVF_TRAIN_AT:
+            if ivf is None or _nlist(n) >= IVF_GROWTH * ivf.nlist:
+                self._rebuild()
+                return True
         if self._tombstones and len(self._tombstones) > self.rebuild_fraction * self._index.ntotal:
             self._rebuild()
+        return False
+
+    def _ivf(self) -> Any:
+        """The index as faiss.IndexIVF, or None (flat, hnsw, or an ivf_sq store not trained yet)."""
+        return self._index if isinstance(self._index, faiss.IndexIVF) else None
 
     def _vectors(self, ids: np.ndarray) -> np.ndarray:
-        """Float32 rows of these vector ids: from the index, or from the float file (hnsw_sq)."""
+        """Float32 rows of these vector ids: from the index, or from the float file (ivf_sq)."""
         if self._floats is None:
             return self._index.reconstruct_batch(ids)
         if len(ids) and (int(ids.max()) + 1) * self.dims * 4 > len(self._floats):
@@ -678,7 +711,7 @@ class FaissStore(BaseStore):
         return np.frombuffer(self._floats, dtype=np.float32).reshape(-1, self.dims)[ids]
 
     def _floats_fd(self) -> int:
-        """The float32 vectors of an hnsw_sq store, row i = vector id i, in a file beside it."""
+        """The float32 vectors of an ivf_sq store, row i = vector id i, in a file beside it."""
         if self._floats_file is None:
             if self.path is None:
                 fd, name = tempfile.mkstemp(prefix="faiss-floats-")
@@ -690,11 +723,12 @@ class FaissStore(BaseStore):
         return self._floats_file
 
     def _rebuild(self) -> None:
-        """Rebuild the FAISS index from live vectors, dropping tombstones."""
-        live = np.fromiter(self._owner.keys(), dtype=np.int64, count=len(self._owner))
-        fresh = self._new_index()
-        if len(live):
-            fresh.add_with_ids(self._vectors(live), live)
+        """Rebuild the FAISS index from live vectors, dropping tombstones (ivf_sq: retrain)."""
+        live = np.sort(np.fromiter(self._owner.keys(), dtype=np.int64, count=len(self._owner)))
+        fresh = self._new_index(live)
+        for start in range(0, len(live), 1 << 16):  # bounded memory at a million vectors
+            chunk = live[start : start + (1 << 16)]
+            fresh.add_with_ids(self._vectors(chunk), chunk)
         self._index = fresh
         self._tombstones.clear()
 
@@ -845,9 +879,9 @@ class FaissStore(BaseStore):
         # One hit more than needed: if it scores below the need-th, no tie was cut off.
         skipped = len(self._tombstones) if selector is None else 0  # selectors skip them
         k = min(total, int(need / max(fraction, 1e-9)) + 1 + skipped)
-        query = qvec.reshape(1, -1)
+        query, share = qvec.reshape(1, -1), reachable / max(1, total)
         while True:
-            scores, ids = self._faiss_search(query, k, selector)
+            scores, ids = self._faiss_search(query, k, selector, share)
             out.clear()
             seen.clear()
             collect(scores[0].tolist(), ids[0].tolist())
@@ -865,11 +899,22 @@ class FaissStore(BaseStore):
         out.sort(key=lambda hit: (-hit[0], rank[hit[1][0]], seq[hit[1]]))
         return out[:need]
 
-    def _faiss_search(self, query: np.ndarray, k: int, selector: Any) -> tuple:
-        """FAISS's top k (hnsw_sq: RERANK * k candidates re-scored with the float32 vectors)."""
-        fetch = RERANK if self._floats is not None else 1
-        if self.index_type != "flat":
-            params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k * fetch))
+    def _faiss_search(self, query: np.ndarray, k: int, selector: Any, share: float) -> tuple:
+        """FAISS's top k (IVF: RERANK * k candidates re-scored with the float32 vectors).
+
+        IVF behind a selector of `share` of the vectors scans nprobe / share lists: as many
+        allowed vectors as an unrestricted search scores.
+        """
+        ivf = self._ivf()
+        fetch = RERANK if ivf is not None else 1
+        if ivf is not None or self.index_type == "hnsw":
+            if ivf is not None:
+                wide = 1.0 if selector is None else max(share, 1e-9)
+                nprobe = min(ivf.nlist, math.ceil(self.nprobe / wide))
+                coarse = faiss.SearchParametersHNSW(efSearch=max(64, nprobe))
+                params = faiss.SearchParametersIVF(nprobe=nprobe, quantizer_params=coarse)
+            else:
+                params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k * fetch))
             if selector is not None:
                 params.sel = selector
         else:
