@@ -14,16 +14,17 @@ It works anywhere a store is accepted: `graph.compile(store=...)`, LangMem's too
 Vectors are scaled by their largest component, L2-normalised (so 1e300 or 1e-300 components
 neither overflow nor vanish) and searched by inner product. The default index is exact
 (`faiss.IndexFlatIP` inside `faiss.IndexIDMap2`). `index_type="hnsw"` uses `faiss.IndexHNSWFlat`
-(approximate; `hnsw_m`, `ef_construction`, `ef_search`). HNSW cannot remove vectors, so deleting
+(approximate; `hnsw_m`, `ef_construction`, `ef_search`), `"hnsw_sq"` `faiss.IndexHNSWSQ`, HNSW
+over codes of 8 bits per component (SQ8, a quarter of float32). HNSW cannot remove vectors, so deleting
 or updating an item marks its old vector ids as tombstones, which searches skip; once tombstones
 exceed `rebuild_fraction` of the index, it is rebuilt from the live vectors (also by `compact()`).
-`"ivf_sq"`, for a million items, is `faiss.IndexIVFScalarQuantizer`: k-means lists over codes of
-8 bits per component (a quarter of float32); a search scans the `nprobe` lists nearest the query
-and re-scores RERANK candidates per result with the float32 vectors, kept in `vectors.f32` beside
-the index (memory-mapped, read only for candidates): exact scores. Below IVF_TRAIN_AT vectors it
-searches exactly (a flat index); the write that reaches IVF_TRAIN_AT vectors, or enough for
-IVF_GROWTH times as many lists, trains 2 * sqrt(n) lists on a sample of the live vectors, re-adds
-them all (one slow write: 20k, 80k, 320k, 1.3M vectors) and snapshots; `compact()` retrains too. Searches
+`"ivf_sq"`, built in minutes at a million items, is `faiss.IndexIVFScalarQuantizer`: k-means lists
+over SQ8 codes; a search scans the `nprobe` lists nearest the query. Both SQ8 types re-score
+RERANK candidates per result with the float32 vectors, kept in `vectors.f32` beside the index
+(memory-mapped, read only for candidates): exact scores. Below IVF_TRAIN_AT vectors ivf_sq searches
+exactly (a flat index); the write that reaches IVF_TRAIN_AT vectors, or twice the vectors its lists
+were trained on, trains 16 * sqrt(n) lists on a sample of the live vectors, re-adds them all (one
+slow write, at 20k, 40k, 80k ... vectors) and snapshots; `compact()` retrains too. Searches
 restricted by namespace prefix or filter to at most `exact_threshold` vectors are scored exactly
 with numpy; larger ones run in FAISS through an `IDSelector` (kept until a write there), and IVF
 then scans nprobe / (their share of the vectors) lists.
@@ -129,11 +130,13 @@ LOCK_NAME = "writer.lock"
 LOCK_WAIT = 0.2  # seconds a writer waits out a lock held only to clean up on open
 LOAD_RETRIES = 50  # times a reader re-reads the manifest when a save replaced it mid-read
 _OPERATORS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
-_INDEX_TYPES = ("flat", "hnsw", "ivf_sq")
+_INDEX_TYPES = ("flat", "hnsw", "hnsw_sq", "ivf_sq")
 _RECORD = struct.Struct("<II")  # a log record's header: payload length, CRC-32 of the payload
 LOG_CHUNK = 1 << 20  # the log grows by this many zero bytes at a time, so appends overwrite
-RERANK = 4  # ivf_sq: candidates fetched per result, then re-scored with the float32 vectors
-IVF_TRAIN_AT, IVF_GROWTH = 20_000, 2  # ivf_sq: train at 20k vectors, again when lists double
+RERANK = (
+    4  # hnsw_sq, ivf_sq: candidates fetched per result, then re-scored with the float32 vectors
+)
+IVF_TRAIN_AT, IVF_GROWTH = 20_000, 1.4  # ivf_sq: train at 20k vectors, again when lists double
 
 NsKey = tuple[tuple[str, ...], str]
 
@@ -249,8 +252,8 @@ def _does_match(condition: MatchCondition, ns: tuple[str, ...]) -> bool:
 
 
 def _nlist(n: int) -> int:
-    """IVF lists for n vectors: 4 * sqrt(n), with 20 training vectors per list at least."""
-    return max(1, min(int(4 * math.sqrt(n)), n // 20))
+    """IVF lists for n vectors: 16 * sqrt(n), with 10 training vectors per list at least."""
+    return max(1, min(int(16 * math.sqrt(n)), n // 10))
 
 
 def _fsync_write(path: Path, data: bytes) -> None:
@@ -352,7 +355,7 @@ class FaissStore(BaseStore):
         self._seq: dict[NsKey, int] = {}
         self._next_seq = 0
         self._index = self._new_index() if self.dims else None
-        self._floats: Any = b"" if index_type == "ivf_sq" and self.dims else None  # mmap
+        self._floats: Any = b"" if index_type in _INDEX_TYPES[2:] and self.dims else None  # mmap
         self._floats_file: int | None = None
         self._selectors: dict[tuple[str, ...], tuple[Any, int]] = {}  # prefix -> IDSelector, size
         self._locks: dict[Path, int] = {}  # directory -> descriptor holding its writer lock
@@ -394,17 +397,24 @@ class FaissStore(BaseStore):
         """An empty index; for ivf_sq with at least IVF_TRAIN_AT live ids, trained on them."""
         if self.index_type == "ivf_sq" and live is not None and len(live) >= IVF_TRAIN_AT:
             nlist, ip = _nlist(len(live)), faiss.METRIC_INNER_PRODUCT
-            sample = np.random.default_rng(len(live)).choice(live, min(len(live), 20 * nlist), False)
+            sample = np.random.default_rng(len(live)).choice(
+                live, min(len(live), 10 * nlist), False
+            )
             coarse = faiss.IndexHNSWFlat(self.dims, 32, ip)  # finds a vector's list fast (and
             coarse.hnsw.efConstruction = 40  # in k-means): thousands of lists cost no more
             sq8 = faiss.ScalarQuantizer.QT_8bit
             ivf = faiss.IndexIVFScalarQuantizer(coarse, self.dims, nlist, sq8, ip)
-            ivf.cp.niter, ivf.cp.min_points_per_centroid = 8, 5  # rough lists: re-ranking is exact
+            ivf.cp.niter, ivf.cp.min_points_per_centroid = 6, 5  # rough lists: re-ranking is exact
             ivf.train(self._vectors(np.sort(sample)))
             return ivf
-        if self.index_type != "hnsw":
+        if self.index_type == "hnsw_sq":  # 8 bits per component over [-1, 1]: unit vectors fit
+            sq8 = faiss.ScalarQuantizer.QT_8bit
+            base = faiss.IndexHNSWSQ(self.dims, sq8, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            base.train(np.array([[-1.0] * self.dims, [1.0] * self.dims], dtype=np.float32))
+        elif self.index_type == "hnsw":
+            base = faiss.IndexHNSWFlat(self.dims, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        else:
             return faiss.IndexIDMap2(faiss.IndexFlatIP(self.dims))
-        base = faiss.IndexHNSWFlat(self.dims, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
         base.hnsw.efConstruction = self.ef_construction
         base.hnsw.efSearch = self.ef_search
         return faiss.IndexIDMap2(base)
@@ -647,7 +657,7 @@ class FaissStore(BaseStore):
                 os.pwrite(self._floats_fd(), vecs.tobytes(), int(add_ids[0]) * vecs[0].nbytes)
             self._next_id = max(self._next_id, int(add_ids.max()) + 1)
         if old_ids:
-            if self.index_type == "hnsw":
+            if self.index_type.startswith("hnsw"):
                 self._tombstones.update(old_ids)
             else:
                 self._index.remove_ids(np.asarray(old_ids, dtype=np.int64))
@@ -699,11 +709,11 @@ class FaissStore(BaseStore):
         return False
 
     def _ivf(self) -> Any:
-        """The index as faiss.IndexIVF, or None (flat, hnsw, or an ivf_sq store not trained yet)."""
+        """The index as faiss.IndexIVF, or None (another type, or an ivf_sq store not trained)."""
         return self._index if isinstance(self._index, faiss.IndexIVF) else None
 
     def _vectors(self, ids: np.ndarray) -> np.ndarray:
-        """Float32 rows of these vector ids: from the index, or from the float file (ivf_sq)."""
+        """Float32 rows of these vector ids: from the index, or from the float file (SQ8 types)."""
         if self._floats is None:
             return self._index.reconstruct_batch(ids)
         if len(ids) and (int(ids.max()) + 1) * self.dims * 4 > len(self._floats):
@@ -711,7 +721,7 @@ class FaissStore(BaseStore):
         return np.frombuffer(self._floats, dtype=np.float32).reshape(-1, self.dims)[ids]
 
     def _floats_fd(self) -> int:
-        """The float32 vectors of an ivf_sq store, row i = vector id i, in a file beside it."""
+        """The float32 vectors of an SQ8 store, row i = vector id i, in a file beside it."""
         if self._floats_file is None:
             if self.path is None:
                 fd, name = tempfile.mkstemp(prefix="faiss-floats-")
@@ -900,14 +910,14 @@ class FaissStore(BaseStore):
         return out[:need]
 
     def _faiss_search(self, query: np.ndarray, k: int, selector: Any, share: float) -> tuple:
-        """FAISS's top k (IVF: RERANK * k candidates re-scored with the float32 vectors).
+        """FAISS's top k (SQ8: RERANK * k candidates re-scored with the float32 vectors).
 
         IVF behind a selector of `share` of the vectors scans nprobe / share lists: as many
         allowed vectors as an unrestricted search scores.
         """
         ivf = self._ivf()
-        fetch = RERANK if ivf is not None else 1
-        if ivf is not None or self.index_type == "hnsw":
+        fetch = RERANK if ivf is not None or self.index_type == "hnsw_sq" else 1
+        if ivf is not None or self.index_type.startswith("hnsw"):
             if ivf is not None:
                 wide = 1.0 if selector is None else max(share, 1e-9)
                 nprobe = min(ivf.nlist, math.ceil(self.nprobe / wide))

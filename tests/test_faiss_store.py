@@ -309,7 +309,7 @@ def test_store_without_index(kind):
 # Scores and order agree with InMemoryStore
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
 def test_query_results_agree_with_inmemory(kind):
     ref, store = filled("inmemory"), filled(kind)
     for query in ["cats and dogs", "python", "france capital", "nothing matches zzz"]:
@@ -426,7 +426,7 @@ search_ops = st.tuples(
 )
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -732,20 +732,23 @@ def test_ivf_sq_trains_at_threshold_retrains_as_it_grows_and_snapshots(tmp_path,
     store = vector_store(vecs, path=tmp_path, autosave=True)
     nlists = []
     for start in range(0, 2000, 100):  # bulk batches, as a loader writes them
-        store.batch([PutOp(("v", str(i % 2)), f"k{i}", {"x": f"d{i}"}) for i in range(start, start + 100)])
+        store.batch(
+            [PutOp(("v", str(i % 2)), f"k{i}", {"x": f"d{i}"}) for i in range(start, start + 100)]
+        )
         ivf = store._ivf()
         assert (ivf is None) == (start + 100 < 400), start  # exact (flat) below the threshold
         if ivf is not None and (not nlists or ivf.nlist != nlists[-1]):
             nlists.append(ivf.nlist)
             assert store._log_ops == 0, "a newly trained index is snapshotted at once"
         consistent(store)
-    assert nlists == [10, 20, 44]  # trained at 400 (400 // 40), at 800 and at 1,600 vectors
+    # trained at 400 vectors, then each time the store can hold 1.4 times the lists (n // 10 here)
+    assert nlists == [_nlist(n) for n in (400, 600, 900, 1300, 1900)] == [40, 60, 90, 130, 190]
     store.delete(("v", "0"), "k0")  # IVF removes vectors: no tombstones
     assert not store._tombstones and store._index.ntotal == 1999
     store.put(("v", "1"), "k1", {"x": "d5"})  # an update, logged; a reopen replays it
     store.close()
     again = vector_store(vecs, path=tmp_path)
-    assert again._ivf().nlist == 44 and len(again) == 1999
+    assert again._ivf().nlist == 190 and len(again) == 1999
     consistent(again)
     assert again.search(("v", "1"), query="d5", limit=2)[0].key in {"k1", "k5"}
     assert again.search(("v",), query="d7", limit=1)[0].key == "k7"
@@ -755,7 +758,12 @@ def test_ivf_sq_recall_unfiltered_and_in_one_namespace():
     vecs, queries = clustered(20_000, seed=1), clustered(100, seed=2)
     store = vector_store(np.vstack([vecs, queries]), exact_threshold=100)
     for start in range(0, 20_000, 5_000):
-        store.batch([PutOp(("v", f"u{i % 10}"), f"k{i}", {"x": f"d{i}"}) for i in range(start, start + 5_000)])
+        store.batch(
+            [
+                PutOp(("v", f"u{i % 10}"), f"k{i}", {"x": f"d{i}"})
+                for i in range(start, start + 5_000)
+            ]
+        )
     assert store._ivf() is not None and store._ivf().nlist == _nlist(20_000)
     mine = np.arange(3, 20_000, 10)
     for prefix, ids in ((("v",), np.arange(20_000)), (("v", "u3"), mine)):
@@ -768,7 +776,7 @@ def test_ivf_sq_recall_unfiltered_and_in_one_namespace():
         assert hits / 1000 >= 0.9, (prefix, hits / 1000)
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
 def test_search_paths_past_exact_threshold_agree(kind):
     # exact_threshold=10 sends these searches through FAISS: a namespace post-filter when a
     # prefix holds most vectors, an IDSelector when it holds few or a value filter applies.
@@ -791,7 +799,7 @@ def test_search_paths_past_exact_threshold_agree(kind):
 # Persistence
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
 def test_save_and_reload_is_identical(kind, tmp_path):
     store = make(kind, path=tmp_path / "store")
     rng = np.random.default_rng(1)
@@ -1240,7 +1248,7 @@ def test_infinite_vector_is_refused_naming_the_key():
     assert snapshot(store) == before
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
 def test_failed_autosave_rolls_the_write_back(kind, tmp_path, monkeypatch):
     import memlib.faiss_store as fs
 

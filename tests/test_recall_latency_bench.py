@@ -31,7 +31,8 @@ def test_dataset_is_clustered_unit_vectors(bench):
 
 
 @pytest.mark.parametrize(
-    "kind", ["inmemory", "faiss_flat", "faiss_hnsw", "faiss_ivf_sq", "sqlite", "numpy"]
+    "kind",
+    ["inmemory", "faiss_flat", "faiss_hnsw", "faiss_hnsw_sq", "faiss_ivf_sq", "sqlite", "numpy"],
 )
 def test_run_one_at_tiny_n(bench, kind):
     rows = bench.run_one(kind, 500, 20)
@@ -44,14 +45,9 @@ def test_run_one_at_tiny_n(bench, kind):
     if kind == "faiss_ivf_sq":  # 500 items: below IVF_TRAIN_AT, so still exact
         assert set(by_store) == {"faiss_ivf_sq", *(f"faiss_ivf_sq_nprobe{e}" for e in (4, 8, 32))}
         assert by_store["faiss_ivf_sq"]["recall_at_10"] == 1.0
-    elif kind == "faiss_hnsw":
-        assert set(by_store) == {
-            "faiss_hnsw",
-            "faiss_hnsw_ef16",
-            "faiss_hnsw_ef32",
-            "faiss_hnsw_ef64",
-        }
-        assert by_store["faiss_hnsw"]["recall_at_10"] >= 0.95
+    elif kind in ("faiss_hnsw", "faiss_hnsw_sq"):
+        assert set(by_store) == {kind, *(f"{kind}_ef{e}" for e in (16, 32, 64))}
+        assert by_store[kind]["recall_at_10"] >= 0.95
     else:
         assert by_store[kind]["recall_at_10"] == 1.0  # exact search finds the exact top-10
     for r in rows:
