@@ -13,21 +13,17 @@ It works anywhere a store is accepted: `graph.compile(store=...)`, LangMem's too
 
 Vectors are scaled by their largest component, L2-normalised (so 1e300 or 1e-300 components
 neither overflow nor vanish) and searched by inner product. The default index is exact
-(`faiss.IndexFlatIP` inside `faiss.IndexIDMap2`). `index_type="hnsw"` uses `faiss.IndexHNSWFlat`
-(approximate; `hnsw_m`, `ef_construction`, `ef_search`), `"hnsw_sq"` `faiss.IndexHNSWSQ`, HNSW
-over codes of 8 bits per component (SQ8, a quarter of float32). HNSW cannot remove vectors, so deleting
-or updating an item marks its old vector ids as tombstones, which searches skip; once tombstones
-exceed `rebuild_fraction` of the index, it is rebuilt from the live vectors (also by `compact()`).
-`"ivf_sq"`, built in minutes at a million items, is `faiss.IndexIVFScalarQuantizer`: k-means lists
-over SQ8 codes; a search scans the `nprobe` lists nearest the query. Both SQ8 types re-score
-RERANK candidates per result with the float32 vectors, kept in `vectors.f32` beside the index
-(memory-mapped, read only for candidates): exact scores. Below IVF_TRAIN_AT vectors ivf_sq searches
-exactly (a flat index); the write that reaches IVF_TRAIN_AT vectors, or twice the vectors its lists
-were trained on, trains 16 * sqrt(n) lists on a sample of the live vectors, re-adds them all (one
-slow write, at 20k, 40k, 80k ... vectors) and snapshots; `compact()` retrains too. Searches
-restricted by namespace prefix or filter to at most `exact_threshold` vectors are scored exactly
-with numpy; larger ones run in FAISS through an `IDSelector` (kept until a write there), and IVF
-then scans nprobe / (their share of the vectors) lists.
+(`faiss.IndexFlatIP` in `faiss.IndexIDMap2`). `"hnsw"` is `faiss.IndexHNSWFlat` (`hnsw_m`,
+`ef_construction`, `ef_search`), `"hnsw_sq"` HNSW over 8-bit codes (SQ8: a quarter of float32);
+HNSW cannot remove vectors, so deletes and updates leave tombstones, skipped by searches, until
+they pass `rebuild_fraction` of the index and it is rebuilt (also by `compact()`). `"ivf_sq"`
+(`faiss.IndexIVFScalarQuantizer`) keeps SQ8 codes in k-means lists and scans the `nprobe` nearest;
+it searches exactly (flat) until IVF_TRAIN_AT vectors, and the write that reaches them, or twice
+the vectors its lists were trained on, trains 16 * sqrt(n) lists on a sample, re-adds every
+vector (one slow write) and snapshots; `compact()` retrains. SQ8 types re-score RERANK candidates
+per result with the float32 vectors (`vectors.f32`, memory-mapped): exact scores. Searches within
+at most `exact_threshold` vectors (by prefix or filter) are exact (numpy); larger ones use an
+`IDSelector` (kept until a write there), through which IVF scans nprobe / (their share) lists.
 
 Example::
 
@@ -83,6 +79,7 @@ Python on the candidate items).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import math
@@ -317,23 +314,15 @@ class FaissStore(BaseStore):
         if not 0 < check_number(rebuild_fraction, "rebuild_fraction") <= 1:
             raise ValueError(f"rebuild_fraction must be in (0, 1], got {rebuild_fraction!r}")
         if path is not None and not isinstance(path, (str, os.PathLike)):
-            raise TypeError(
-                f"path must be a str or os.PathLike, got {type(path).__name__}: {path!r}"
-            )
+            raise TypeError(f"path must be str or os.PathLike, got {type(path).__name__}: {path!r}")
         if not isinstance(autosave, bool):
             raise TypeError(f"autosave must be True or False, got {autosave!r}")
         if autosave and path is None:
             raise ValueError("autosave=True needs a path to save to")
-        self.index_type = index_type
-        self.hnsw_m = hnsw_m
-        self.ef_construction = ef_construction
-        self.ef_search = ef_search
-        self.nprobe = nprobe
-        self.rebuild_fraction = rebuild_fraction
-        self.exact_threshold = exact_threshold
-        self.path = Path(path) if path is not None else None
-        self.autosave = autosave
-        self.snapshot_every = snapshot_every
+        self.index_type, self.hnsw_m, self.ef_construction = index_type, hnsw_m, ef_construction
+        self.ef_search, self.nprobe, self.rebuild_fraction = ef_search, nprobe, rebuild_fraction
+        self.exact_threshold, self.snapshot_every = exact_threshold, snapshot_every
+        self.path, self.autosave = Path(path) if path is not None else None, autosave
         self._lock = threading.RLock()
 
         self.index_config: dict | None = None
@@ -603,22 +592,16 @@ class FaissStore(BaseStore):
 
     @staticmethod
     def _copy_item(item: Item, score: float | None = None, search: bool = False) -> Item:
-        if search:
-            return SearchItem(
-                namespace=item.namespace,
-                key=item.key,
-                value=_copy(item.value),
-                created_at=item.created_at,
-                updated_at=item.updated_at,
-                score=score,
-            )
-        return Item(
-            value=_copy(item.value),
-            key=item.key,
-            namespace=item.namespace,
-            created_at=item.created_at,
-            updated_at=item.updated_at,
-        )
+        kw = {"value": _copy(item.value), "key": item.key, "namespace": item.namespace}
+        kw.update(created_at=item.created_at, updated_at=item.updated_at)
+        return SearchItem(**kw, score=score) if search else Item(**kw)
+
+    def _saved(self, ns: tuple[str, ...], items: dict[str, Item]) -> list:
+        """A namespace's items as saved: [key, value, created, updated, {field path: vector id}]."""
+        dates = lambda it: (it.created_at.isoformat(), it.updated_at.isoformat())  # noqa: E731
+        return [
+            [k, it.value, *dates(it), self._vec_ids.get((ns, k), {})] for k, it in items.items()
+        ]
 
     def _write(self, plan: _Plan, doc_vecs: np.ndarray | None) -> None:
         """Give the batch's vectors ids, log it (durable stores), then apply it in memory."""
@@ -646,9 +629,7 @@ class FaissStore(BaseStore):
                 warnings.warn(f"FaissStore snapshot failed, log kept: {exc!r}", stacklevel=3)
 
     def _apply(self, ops: list, vecs: np.ndarray | None, now: datetime) -> bool:
-        """Apply logged writes [(namespace, key, value or None, {field path: vector id})].
-
-        Returns whether the index was rebuilt (an ivf_sq store trained its lists)."""
+        """Apply logged writes [(ns, key, value or None, {path: vector id})]; True if IVF trained."""
         add_ids = np.asarray([v for *_, ids in ops for v in ids.values()], dtype=np.int64)
         old_ids = [v for ns, key, *_ in ops for v in self._vec_ids.get((ns, key), {}).values()]
         if len(add_ids):  # FAISS first: if adding fails, nothing has changed yet
@@ -910,11 +891,7 @@ class FaissStore(BaseStore):
         return out[:need]
 
     def _faiss_search(self, query: np.ndarray, k: int, selector: Any, share: float) -> tuple:
-        """FAISS's top k (SQ8: RERANK * k candidates re-scored with the float32 vectors).
-
-        IVF behind a selector of `share` of the vectors scans nprobe / share lists: as many
-        allowed vectors as an unrestricted search scores.
-        """
+        """FAISS's top k (SQ8: of RERANK * k, re-scored); IVF scans nprobe / share lists."""
         ivf = self._ivf()
         fetch = RERANK if ivf is not None or self.index_type == "hnsw_sq" else 1
         if ivf is not None or self.index_type.startswith("hnsw"):
@@ -995,12 +972,8 @@ class FaissStore(BaseStore):
     def __del__(self) -> None:
         fds = [*getattr(self, "_locks", {}).values(), getattr(self, "_log_fd", None)]
         for fd in (*fds, getattr(self, "_floats_file", None)):
-            if fd is None:
-                continue
-            try:
+            with contextlib.suppress(OSError, TypeError):  # TypeError: None, never opened
                 os.close(fd)
-            except OSError:
-                pass
 
     def _claim(self) -> None:
         """Hold self.path's writer lock, refusing if another store wrote there since we read it."""
@@ -1045,11 +1018,9 @@ class FaissStore(BaseStore):
                 raise OSError(f"short write to {self._log_name}")
             os.fdatasync(self._log_fd)  # the file's size is unchanged: data alone is enough
         except BaseException:
-            try:  # leave no partial record behind; if even that fails, open will drop it
+            with contextlib.suppress(OSError):  # no partial record left; else open drops it
                 os.ftruncate(self._log_fd, self._log_size)
                 self._log_end = self._log_size
-            except OSError:
-                pass
             raise
         self._log_size += len(record)
         self._log_ops += len(ops)
@@ -1067,31 +1038,12 @@ class FaissStore(BaseStore):
         with self._lock:
             target.mkdir(parents=True, exist_ok=True)
             home = self._is_home(target)
-            if home:
-                self._claim()
-            else:
-                self._acquire(target)
+            self._claim() if home else self._acquire(target)
             gen = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
-            table = {
-                "next_id": self._next_id,
-                "tombstones": sorted(self._tombstones),
-                "namespaces": [
-                    [
-                        list(ns),
-                        [
-                            [
-                                key,
-                                item.value,
-                                item.created_at.isoformat(),
-                                item.updated_at.isoformat(),
-                                self._vec_ids.get((ns, key), {}),
-                            ]
-                            for key, item in items.items()
-                        ],
-                    ]
-                    for ns, items in self._data.items()
-                ],
-            }
+            table = {"next_id": self._next_id, "tombstones": sorted(self._tombstones)}
+            table["namespaces"] = [
+                [list(ns), self._saved(ns, its)] for ns, its in self._data.items()
+            ]
             names = {"items": f"items-{gen}.json", "index": None, "log": f"log-{gen}.wal"}
             data = json.dumps(table, ensure_ascii=False).encode("utf-8")
             _fsync_write(target / names["items"], data)
@@ -1198,13 +1150,9 @@ class FaissStore(BaseStore):
             ns = tuple(ns_list)
             items = data[ns] = {}
             for key, value, created, updated, ids in rows:
-                items[key] = Item(
-                    value=value,
-                    key=key,
-                    namespace=ns,
-                    created_at=datetime.fromisoformat(created),
-                    updated_at=datetime.fromisoformat(updated),
-                )
+                kw = {"created_at": datetime.fromisoformat(created)}
+                kw["updated_at"] = datetime.fromisoformat(updated)
+                items[key] = Item(value=value, key=key, namespace=ns, **kw)
                 seq[(ns, key)] = len(seq)
                 if ids:
                     vec_ids[(ns, key)] = {p: int(v) for p, v in ids.items()}
@@ -1279,7 +1227,4 @@ def _remove_stale(path: Path, keep: set[str | None]) -> None:
     stale += path.glob(".*.tmp")
     for old in stale:
         if old.name not in keep:
-            try:
-                old.unlink()
-            except FileNotFoundError:
-                pass
+            old.unlink(missing_ok=True)
