@@ -27,12 +27,12 @@ threads; everything timed after the build runs on one. HNSW rows for several efS
 IVF rows for several nprobe values, come from one build; "faiss_hnsw" and "faiss_ivf_sq" are the
 store's defaults (efSearch 128, nprobe 16). The ivf_sq store is built through the same public
 `batch` calls as the others: it searches exactly until 20,000 vectors, then trains its lists on
-the live vectors and retrains them each time the store has grown fourfold (at 20k, 80k, 320k),
-all inside build_s.
+the live vectors and retrains them each time it could hold 1.4 times as many lists (about every
+doubling: at 31k, 61k, 120k, 236k, 463k and 908k in batches of 1,000), all inside build_s.
 
 Usage: python benchmarks/recall_latency.py [--quick] [--million] [--sizes 1000 10000] [--out PATH]
---million adds 1,000,000 items for the stores that build them in minutes (faiss_flat,
-faiss_ivf_sq, numpy). Writes a JSON list of rows {"store", "n", "scope", "p50_ms", "p95_ms",
+--million adds 1,000,000 items for the stores that build them at all on this machine (faiss_flat,
+faiss_ivf_sq: 29 minutes niced at load 9, numpy). Writes a JSON list of rows {"store", "n", "scope", "p50_ms", "p95_ms",
 "recall_at_10", "rss_mb", "vector_ratio" (index file bytes / float32 vector bytes), "build_s",
 "put_ms_p50", "reopen_s", "load_avg" (1-minute load average at the end of the row), ...}.
 """
