@@ -13,16 +13,17 @@ It works anywhere a store is accepted: `graph.compile(store=...)`, LangMem's too
 
 Vectors are scaled by their largest component, L2-normalised (so 1e300 or 1e-300 components
 neither overflow nor vanish) and searched by inner product. The default index is exact
-(`faiss.IndexFlatIP` inside `faiss.IndexIDMap2`). `index_type="hnsw"` uses `faiss.IndexHNSWFlat`
-(approximate, fast on large stores; `hnsw_m`, `ef_construction`, `ef_search`); `"hnsw_sq"` uses
-`faiss.IndexHNSWSQ`, HNSW over vectors quantised to 8 bits per component (a quarter of float32),
-keeps the float32 vectors in `vectors.f32` beside the index (memory-mapped, read only for
-candidates) and re-scores RERANK candidates per result with them: exact scores, for a million
-items. HNSW cannot remove vectors, so deleting or updating an item marks its old vector ids as
-tombstones, which searches skip; once tombstones exceed `rebuild_fraction` of the index, the index
-is rebuilt from the live vectors (also on demand with `compact()`). Searches restricted by
-namespace prefix or filter to at most `exact_threshold` vectors are scored exactly with numpy;
-larger namespaces are searched in FAISS through an `IDSelector`, kept until a write there.
+(`faiss.IndexFlatIP` in `faiss.IndexIDMap2`). `"hnsw"` is `faiss.IndexHNSWFlat` (`hnsw_m`,
+`ef_construction`, `ef_search`), `"hnsw_sq"` HNSW over 8-bit codes (SQ8: a quarter of float32);
+HNSW cannot remove vectors, so deletes and updates leave tombstones, skipped by searches, until
+they pass `rebuild_fraction` of the index and it is rebuilt (also by `compact()`). `"ivf_sq"`
+(`faiss.IndexIVFScalarQuantizer`) keeps SQ8 codes in k-means lists and scans the `nprobe` nearest;
+it searches exactly (flat) until IVF_TRAIN_AT vectors, and the write that reaches them, or twice
+the vectors its lists were trained on, trains 16 * sqrt(n) lists on a sample, re-adds every
+vector (one slow write) and snapshots; `compact()` retrains. SQ8 types re-score RERANK candidates
+per result with the float32 vectors (`vectors.f32`, memory-mapped): exact scores. Searches within
+at most `exact_threshold` vectors (by prefix or filter) are exact (numpy); larger ones use an
+`IDSelector` (kept until a write there), through which IVF scans nprobe / (their share) lists.
 
 Example::
 
@@ -78,6 +79,7 @@ Python on the candidate items).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import math
@@ -125,10 +127,13 @@ LOCK_NAME = "writer.lock"
 LOCK_WAIT = 0.2  # seconds a writer waits out a lock held only to clean up on open
 LOAD_RETRIES = 50  # times a reader re-reads the manifest when a save replaced it mid-read
 _OPERATORS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
-_INDEX_TYPES = ("flat", "hnsw", "hnsw_sq")
+_INDEX_TYPES = ("flat", "hnsw", "hnsw_sq", "ivf_sq")
 _RECORD = struct.Struct("<II")  # a log record's header: payload length, CRC-32 of the payload
 LOG_CHUNK = 1 << 20  # the log grows by this many zero bytes at a time, so appends overwrite
-RERANK = 4  # hnsw_sq: candidates fetched per result, then re-scored with the float32 vectors
+RERANK = (
+    4  # hnsw_sq, ivf_sq: candidates fetched per result, then re-scored with the float32 vectors
+)
+IVF_TRAIN_AT, IVF_GROWTH = 20_000, 1.4  # ivf_sq: train at 20k vectors, again when lists double
 
 NsKey = tuple[tuple[str, ...], str]
 
@@ -243,6 +248,11 @@ def _does_match(condition: MatchCondition, ns: tuple[str, ...]) -> bool:
     return all(p == "*" or k == p for k, p in pairs)
 
 
+def _nlist(n: int) -> int:
+    """IVF lists for n vectors: 16 * sqrt(n), with 10 training vectors per list at least."""
+    return max(1, min(int(16 * math.sqrt(n)), n // 10))
+
+
 def _fsync_write(path: Path, data: bytes) -> None:
     """Write bytes to a temporary file beside `path`, fsync it, then rename it into place."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -283,6 +293,7 @@ class FaissStore(BaseStore):
         hnsw_m: int = 32,
         ef_construction: int = 100,
         ef_search: int = 128,
+        nprobe: int = 16,
         rebuild_fraction: float = 0.25,
         exact_threshold: int = 4096,
         path: str | os.PathLike | None = None,
@@ -295,6 +306,7 @@ class FaissStore(BaseStore):
             ("hnsw_m", hnsw_m, 2),
             ("ef_construction", ef_construction, 1),
             ("ef_search", ef_search, 1),
+            ("nprobe", nprobe, 1),
             ("exact_threshold", exact_threshold, 0),
             ("snapshot_every", snapshot_every, 1),
         ):
@@ -302,22 +314,15 @@ class FaissStore(BaseStore):
         if not 0 < check_number(rebuild_fraction, "rebuild_fraction") <= 1:
             raise ValueError(f"rebuild_fraction must be in (0, 1], got {rebuild_fraction!r}")
         if path is not None and not isinstance(path, (str, os.PathLike)):
-            raise TypeError(
-                f"path must be a str or os.PathLike, got {type(path).__name__}: {path!r}"
-            )
+            raise TypeError(f"path must be str or os.PathLike, got {type(path).__name__}: {path!r}")
         if not isinstance(autosave, bool):
             raise TypeError(f"autosave must be True or False, got {autosave!r}")
         if autosave and path is None:
             raise ValueError("autosave=True needs a path to save to")
-        self.index_type = index_type
-        self.hnsw_m = hnsw_m
-        self.ef_construction = ef_construction
-        self.ef_search = ef_search
-        self.rebuild_fraction = rebuild_fraction
-        self.exact_threshold = exact_threshold
-        self.path = Path(path) if path is not None else None
-        self.autosave = autosave
-        self.snapshot_every = snapshot_every
+        self.index_type, self.hnsw_m, self.ef_construction = index_type, hnsw_m, ef_construction
+        self.ef_search, self.nprobe, self.rebuild_fraction = ef_search, nprobe, rebuild_fraction
+        self.exact_threshold, self.snapshot_every = exact_threshold, snapshot_every
+        self.path, self.autosave = Path(path) if path is not None else None, autosave
         self._lock = threading.RLock()
 
         self.index_config: dict | None = None
@@ -339,7 +344,7 @@ class FaissStore(BaseStore):
         self._seq: dict[NsKey, int] = {}
         self._next_seq = 0
         self._index = self._new_index() if self.dims else None
-        self._floats: Any = b"" if index_type == "hnsw_sq" and self.dims else None  # mmap
+        self._floats: Any = b"" if index_type in _INDEX_TYPES[2:] and self.dims else None  # mmap
         self._floats_file: int | None = None
         self._selectors: dict[tuple[str, ...], tuple[Any, int]] = {}  # prefix -> IDSelector, size
         self._locks: dict[Path, int] = {}  # directory -> descriptor holding its writer lock
@@ -377,15 +382,28 @@ class FaissStore(BaseStore):
         self.dims = dims
         self._fields = [(p, p if p == "$" else tokenize_path(p)) for p in fields]
 
-    def _new_index(self) -> faiss.Index:
-        if self.index_type == "flat":
-            return faiss.IndexIDMap2(faiss.IndexFlatIP(self.dims))
+    def _new_index(self, live: np.ndarray | None = None) -> faiss.Index:
+        """An empty index; for ivf_sq with at least IVF_TRAIN_AT live ids, trained on them."""
+        if self.index_type == "ivf_sq" and live is not None and len(live) >= IVF_TRAIN_AT:
+            nlist, ip = _nlist(len(live)), faiss.METRIC_INNER_PRODUCT
+            sample = np.random.default_rng(len(live)).choice(
+                live, min(len(live), 10 * nlist), False
+            )
+            coarse = faiss.IndexHNSWFlat(self.dims, 32, ip)  # finds a vector's list fast (and
+            coarse.hnsw.efConstruction = 40  # in k-means): thousands of lists cost no more
+            sq8 = faiss.ScalarQuantizer.QT_8bit
+            ivf = faiss.IndexIVFScalarQuantizer(coarse, self.dims, nlist, sq8, ip)
+            ivf.cp.niter, ivf.cp.min_points_per_centroid = 6, 5  # rough lists: re-ranking is exact
+            ivf.train(self._vectors(np.sort(sample)))
+            return ivf
         if self.index_type == "hnsw_sq":  # 8 bits per component over [-1, 1]: unit vectors fit
             sq8 = faiss.ScalarQuantizer.QT_8bit
             base = faiss.IndexHNSWSQ(self.dims, sq8, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
             base.train(np.array([[-1.0] * self.dims, [1.0] * self.dims], dtype=np.float32))
-        else:
+        elif self.index_type == "hnsw":
             base = faiss.IndexHNSWFlat(self.dims, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        else:
+            return faiss.IndexIDMap2(faiss.IndexFlatIP(self.dims))
         base.hnsw.efConstruction = self.ef_construction
         base.hnsw.efSearch = self.ef_search
         return faiss.IndexIDMap2(base)
@@ -574,22 +592,16 @@ class FaissStore(BaseStore):
 
     @staticmethod
     def _copy_item(item: Item, score: float | None = None, search: bool = False) -> Item:
-        if search:
-            return SearchItem(
-                namespace=item.namespace,
-                key=item.key,
-                value=_copy(item.value),
-                created_at=item.created_at,
-                updated_at=item.updated_at,
-                score=score,
-            )
-        return Item(
-            value=_copy(item.value),
-            key=item.key,
-            namespace=item.namespace,
-            created_at=item.created_at,
-            updated_at=item.updated_at,
-        )
+        kw = {"value": _copy(item.value), "key": item.key, "namespace": item.namespace}
+        kw.update(created_at=item.created_at, updated_at=item.updated_at)
+        return SearchItem(**kw, score=score) if search else Item(**kw)
+
+    def _saved(self, ns: tuple[str, ...], items: dict[str, Item]) -> list:
+        """A namespace's items as saved: [key, value, created, updated, {field path: vector id}]."""
+        dates = lambda it: (it.created_at.isoformat(), it.updated_at.isoformat())  # noqa: E731
+        return [
+            [k, it.value, *dates(it), self._vec_ids.get((ns, k), {})] for k, it in items.items()
+        ]
 
     def _write(self, plan: _Plan, doc_vecs: np.ndarray | None) -> None:
         """Give the batch's vectors ids, log it (durable stores), then apply it in memory."""
@@ -605,18 +617,19 @@ class FaissStore(BaseStore):
         now = datetime.now(timezone.utc)
         if self.autosave:
             self._log_append(ops, vecs, now)  # raises before anything changed in memory
-        self._apply(ops, vecs, now)
+        trained = self._apply(ops, vecs, now)
         # A delete snapshots at once: the deleted value must not stay readable in the log's bytes
-        # (a forget leaves no trace in the files); deletes are rare, puts stay one append.
+        # (a forget leaves no trace in the files); deletes are rare, puts stay one append. Newly
+        # trained IVF lists are saved at once, so that reopening does not train them again.
         deleted = any(value is None for _, _, value, _ in ops)
-        if self.autosave and (deleted or self._log_ops >= self.snapshot_every):
+        if self.autosave and (deleted or trained or self._log_ops >= self.snapshot_every):
             try:
                 self.save()
             except Exception as exc:  # the write is durable in the log; snapshot again later
                 warnings.warn(f"FaissStore snapshot failed, log kept: {exc!r}", stacklevel=3)
 
-    def _apply(self, ops: list, vecs: np.ndarray | None, now: datetime) -> None:
-        """Apply logged writes [(namespace, key, value or None, {field path: vector id})]."""
+    def _apply(self, ops: list, vecs: np.ndarray | None, now: datetime) -> bool:
+        """Apply logged writes [(ns, key, value or None, {path: vector id})]; True if IVF trained."""
         add_ids = np.asarray([v for *_, ids in ops for v in ids.values()], dtype=np.int64)
         old_ids = [v for ns, key, *_ in ops for v in self._vec_ids.get((ns, key), {}).values()]
         if len(add_ids):  # FAISS first: if adding fails, nothing has changed yet
@@ -625,7 +638,7 @@ class FaissStore(BaseStore):
                 os.pwrite(self._floats_fd(), vecs.tobytes(), int(add_ids[0]) * vecs[0].nbytes)
             self._next_id = max(self._next_id, int(add_ids.max()) + 1)
         if old_ids:
-            if self.index_type != "flat":
+            if self.index_type.startswith("hnsw"):
                 self._tombstones.update(old_ids)
             else:
                 self._index.remove_ids(np.asarray(old_ids, dtype=np.int64))
@@ -663,14 +676,25 @@ class FaissStore(BaseStore):
                     self._owner[vid] = nk
             else:
                 self._n_unindexed += 1
-        self._maybe_rebuild()
+        return self._maybe_rebuild()
 
-    def _maybe_rebuild(self) -> None:
+    def _maybe_rebuild(self) -> bool:
+        """Rebuild an HNSW index with too many tombstones, or (re)train an ivf_sq one that grew."""
+        n, ivf = len(self._owner), self._ivf()
+        if self.index_type == "ivf_sq" and n >= IVF_TRAIN_AT:
+            if ivf is None or _nlist(n) >= IVF_GROWTH * ivf.nlist:
+                self._rebuild()
+                return True
         if self._tombstones and len(self._tombstones) > self.rebuild_fraction * self._index.ntotal:
             self._rebuild()
+        return False
+
+    def _ivf(self) -> Any:
+        """The index as faiss.IndexIVF, or None (another type, or an ivf_sq store not trained)."""
+        return self._index if isinstance(self._index, faiss.IndexIVF) else None
 
     def _vectors(self, ids: np.ndarray) -> np.ndarray:
-        """Float32 rows of these vector ids: from the index, or from the float file (hnsw_sq)."""
+        """Float32 rows of these vector ids: from the index, or from the float file (SQ8 types)."""
         if self._floats is None:
             return self._index.reconstruct_batch(ids)
         if len(ids) and (int(ids.max()) + 1) * self.dims * 4 > len(self._floats):
@@ -678,7 +702,7 @@ class FaissStore(BaseStore):
         return np.frombuffer(self._floats, dtype=np.float32).reshape(-1, self.dims)[ids]
 
     def _floats_fd(self) -> int:
-        """The float32 vectors of an hnsw_sq store, row i = vector id i, in a file beside it."""
+        """The float32 vectors of an SQ8 store, row i = vector id i, in a file beside it."""
         if self._floats_file is None:
             if self.path is None:
                 fd, name = tempfile.mkstemp(prefix="faiss-floats-")
@@ -690,11 +714,12 @@ class FaissStore(BaseStore):
         return self._floats_file
 
     def _rebuild(self) -> None:
-        """Rebuild the FAISS index from live vectors, dropping tombstones."""
-        live = np.fromiter(self._owner.keys(), dtype=np.int64, count=len(self._owner))
-        fresh = self._new_index()
-        if len(live):
-            fresh.add_with_ids(self._vectors(live), live)
+        """Rebuild the FAISS index from live vectors, dropping tombstones (ivf_sq: retrain)."""
+        live = np.sort(np.fromiter(self._owner.keys(), dtype=np.int64, count=len(self._owner)))
+        fresh = self._new_index(live)
+        for start in range(0, len(live), 1 << 16):  # bounded memory at a million vectors
+            chunk = live[start : start + (1 << 16)]
+            fresh.add_with_ids(self._vectors(chunk), chunk)
         self._index = fresh
         self._tombstones.clear()
 
@@ -845,9 +870,9 @@ class FaissStore(BaseStore):
         # One hit more than needed: if it scores below the need-th, no tie was cut off.
         skipped = len(self._tombstones) if selector is None else 0  # selectors skip them
         k = min(total, int(need / max(fraction, 1e-9)) + 1 + skipped)
-        query = qvec.reshape(1, -1)
+        query, share = qvec.reshape(1, -1), reachable / max(1, total)
         while True:
-            scores, ids = self._faiss_search(query, k, selector)
+            scores, ids = self._faiss_search(query, k, selector, share)
             out.clear()
             seen.clear()
             collect(scores[0].tolist(), ids[0].tolist())
@@ -865,11 +890,18 @@ class FaissStore(BaseStore):
         out.sort(key=lambda hit: (-hit[0], rank[hit[1][0]], seq[hit[1]]))
         return out[:need]
 
-    def _faiss_search(self, query: np.ndarray, k: int, selector: Any) -> tuple:
-        """FAISS's top k (hnsw_sq: RERANK * k candidates re-scored with the float32 vectors)."""
-        fetch = RERANK if self._floats is not None else 1
-        if self.index_type != "flat":
-            params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k * fetch))
+    def _faiss_search(self, query: np.ndarray, k: int, selector: Any, share: float) -> tuple:
+        """FAISS's top k (SQ8: of RERANK * k, re-scored); IVF scans nprobe / share lists."""
+        ivf = self._ivf()
+        fetch = RERANK if ivf is not None or self.index_type == "hnsw_sq" else 1
+        if ivf is not None or self.index_type.startswith("hnsw"):
+            if ivf is not None:
+                wide = 1.0 if selector is None else max(share, 1e-9)
+                nprobe = min(ivf.nlist, math.ceil(self.nprobe / wide))
+                coarse = faiss.SearchParametersHNSW(efSearch=max(64, nprobe))
+                params = faiss.SearchParametersIVF(nprobe=nprobe, quantizer_params=coarse)
+            else:
+                params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k * fetch))
             if selector is not None:
                 params.sel = selector
         else:
@@ -940,12 +972,8 @@ class FaissStore(BaseStore):
     def __del__(self) -> None:
         fds = [*getattr(self, "_locks", {}).values(), getattr(self, "_log_fd", None)]
         for fd in (*fds, getattr(self, "_floats_file", None)):
-            if fd is None:
-                continue
-            try:
+            with contextlib.suppress(OSError, TypeError):  # TypeError: None, never opened
                 os.close(fd)
-            except OSError:
-                pass
 
     def _claim(self) -> None:
         """Hold self.path's writer lock, refusing if another store wrote there since we read it."""
@@ -990,11 +1018,9 @@ class FaissStore(BaseStore):
                 raise OSError(f"short write to {self._log_name}")
             os.fdatasync(self._log_fd)  # the file's size is unchanged: data alone is enough
         except BaseException:
-            try:  # leave no partial record behind; if even that fails, open will drop it
+            with contextlib.suppress(OSError):  # no partial record left; else open drops it
                 os.ftruncate(self._log_fd, self._log_size)
                 self._log_end = self._log_size
-            except OSError:
-                pass
             raise
         self._log_size += len(record)
         self._log_ops += len(ops)
@@ -1012,31 +1038,12 @@ class FaissStore(BaseStore):
         with self._lock:
             target.mkdir(parents=True, exist_ok=True)
             home = self._is_home(target)
-            if home:
-                self._claim()
-            else:
-                self._acquire(target)
+            self._claim() if home else self._acquire(target)
             gen = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
-            table = {
-                "next_id": self._next_id,
-                "tombstones": sorted(self._tombstones),
-                "namespaces": [
-                    [
-                        list(ns),
-                        [
-                            [
-                                key,
-                                item.value,
-                                item.created_at.isoformat(),
-                                item.updated_at.isoformat(),
-                                self._vec_ids.get((ns, key), {}),
-                            ]
-                            for key, item in items.items()
-                        ],
-                    ]
-                    for ns, items in self._data.items()
-                ],
-            }
+            table = {"next_id": self._next_id, "tombstones": sorted(self._tombstones)}
+            table["namespaces"] = [
+                [list(ns), self._saved(ns, its)] for ns, its in self._data.items()
+            ]
             names = {"items": f"items-{gen}.json", "index": None, "log": f"log-{gen}.wal"}
             data = json.dumps(table, ensure_ascii=False).encode("utf-8")
             _fsync_write(target / names["items"], data)
@@ -1143,13 +1150,9 @@ class FaissStore(BaseStore):
             ns = tuple(ns_list)
             items = data[ns] = {}
             for key, value, created, updated, ids in rows:
-                items[key] = Item(
-                    value=value,
-                    key=key,
-                    namespace=ns,
-                    created_at=datetime.fromisoformat(created),
-                    updated_at=datetime.fromisoformat(updated),
-                )
+                kw = {"created_at": datetime.fromisoformat(created)}
+                kw["updated_at"] = datetime.fromisoformat(updated)
+                items[key] = Item(value=value, key=key, namespace=ns, **kw)
                 seq[(ns, key)] = len(seq)
                 if ids:
                     vec_ids[(ns, key)] = {p: int(v) for p, v in ids.items()}
@@ -1224,7 +1227,4 @@ def _remove_stale(path: Path, keep: set[str | None]) -> None:
     stale += path.glob(".*.tmp")
     for old in stale:
         if old.name not in keep:
-            try:
-                old.unlink()
-            except FileNotFoundError:
-                pass
+            old.unlink(missing_ok=True)

@@ -18,10 +18,18 @@ from hypothesis import strategies as st
 from langgraph.store.base import GetOp, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 
-from memlib.faiss_store import FaissStore
+from memlib.faiss_store import FaissStore, _nlist
 
 DIMS = 16
-KINDS = ["inmemory", "flat", "hnsw"]
+KINDS = ["inmemory", "flat", "hnsw", "ivf_sq"]
+
+
+@pytest.fixture(autouse=True)
+def small_ivf(monkeypatch):
+    """ivf_sq stores here train their lists at 8 vectors (not 20,000), so the suite runs on IVF."""
+    import memlib.faiss_store as fs
+
+    monkeypatch.setattr(fs, "IVF_TRAIN_AT", 8)
 
 
 def toy_embed(texts):
@@ -301,7 +309,7 @@ def test_store_without_index(kind):
 # Scores and order agree with InMemoryStore
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
 def test_query_results_agree_with_inmemory(kind):
     ref, store = filled("inmemory"), filled(kind)
     for query in ["cats and dogs", "python", "france capital", "nothing matches zzz"]:
@@ -418,7 +426,7 @@ search_ops = st.tuples(
 )
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -699,7 +707,81 @@ def test_hnsw_tombstones_are_skipped_and_rebuilt():
     consistent(hnsw)
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
+# IVF + SQ8: exact until trained, trained on the live vectors, retrained as the store grows
+
+
+def clustered(n, dims=32, seed=0):
+    """n unit vectors around n // 50 random centres (cosine to the centre about 0.9)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((max(1, n // 50), dims))
+    x = centres[rng.integers(len(centres), size=n)] + 0.5 * rng.standard_normal((n, dims))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def vector_store(vectors, **kw):
+    embed = lambda texts: [vectors[int(t[1:])].tolist() for t in texts]  # noqa: E731
+    index = {"dims": vectors.shape[1], "embed": embed, "fields": ["x"]}
+    return FaissStore(index=index, index_type="ivf_sq", **kw)
+
+
+def test_ivf_sq_trains_at_threshold_retrains_as_it_grows_and_snapshots(tmp_path, monkeypatch):
+    import memlib.faiss_store as fs
+
+    monkeypatch.setattr(fs, "IVF_TRAIN_AT", 400)
+    vecs = clustered(2000)
+    store = vector_store(vecs, path=tmp_path, autosave=True)
+    nlists = []
+    for start in range(0, 2000, 100):  # bulk batches, as a loader writes them
+        store.batch(
+            [PutOp(("v", str(i % 2)), f"k{i}", {"x": f"d{i}"}) for i in range(start, start + 100)]
+        )
+        ivf = store._ivf()
+        assert (ivf is None) == (start + 100 < 400), start  # exact (flat) below the threshold
+        if ivf is not None and (not nlists or ivf.nlist != nlists[-1]):
+            nlists.append(ivf.nlist)
+            assert store._log_ops == 0, "a newly trained index is snapshotted at once"
+        consistent(store)
+    # trained at 400 vectors, then each time the store can hold 1.4 times the lists (n // 10 here)
+    assert nlists == [_nlist(n) for n in (400, 600, 900, 1300, 1900)] == [40, 60, 90, 130, 190]
+    store.delete(("v", "0"), "k0")  # IVF removes vectors: no tombstones
+    assert not store._tombstones and store._index.ntotal == 1999
+    store.put(("v", "1"), "k1", {"x": "d5"})  # an update, logged; a reopen replays it
+    store.close()
+    again = vector_store(vecs, path=tmp_path)
+    assert again._ivf().nlist == 190 and len(again) == 1999
+    consistent(again)
+    assert again.search(("v", "1"), query="d5", limit=2)[0].key in {"k1", "k5"}
+    assert again.search(("v",), query="d7", limit=1)[0].key == "k7"
+
+
+def test_ivf_sq_recall_unfiltered_and_in_one_namespace(monkeypatch):
+    import memlib.faiss_store as fs
+
+    monkeypatch.setattr(fs, "IVF_TRAIN_AT", 20_000)  # the default: trains once, at the last batch
+    vecs, queries = clustered(20_000, seed=1), clustered(100, seed=2)
+    store = vector_store(np.vstack([vecs, queries]), exact_threshold=100)
+    for start in range(0, 20_000, 5_000):
+        store.batch(
+            [
+                PutOp(("v", f"u{i % 10}"), f"k{i}", {"x": f"d{i}"})
+                for i in range(start, start + 5_000)
+            ]
+        )
+    assert store._ivf() is not None and store._ivf().nlist == _nlist(20_000)
+    mine = np.arange(3, 20_000, 10)
+    for nprobe, floor in ((16, 0.8), (store._ivf().nlist, 0.99)):  # every list: exact re-ranking
+        store.nprobe = nprobe
+        for prefix, ids in ((("v",), np.arange(20_000)), (("v", "u3"), mine)):
+            hits = 0
+            for j, q in enumerate(queries):
+                truth = ids[np.argsort(-(vecs[ids] @ q))[:10]]
+                found = store.search(prefix, query=f"d{20_000 + j}", limit=10)
+                hits += len({int(r.key[1:]) for r in found} & set(truth.tolist()))
+                assert all(tuple(r.namespace)[: len(prefix)] == prefix for r in found)
+            assert hits / 1000 >= floor, (nprobe, prefix, hits / 1000)
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
 def test_search_paths_past_exact_threshold_agree(kind):
     # exact_threshold=10 sends these searches through FAISS: a namespace post-filter when a
     # prefix holds most vectors, an IDSelector when it holds few or a value filter applies.
@@ -722,7 +804,7 @@ def test_search_paths_past_exact_threshold_agree(kind):
 # Persistence
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
 def test_save_and_reload_is_identical(kind, tmp_path):
     store = make(kind, path=tmp_path / "store")
     rng = np.random.default_rng(1)
@@ -1171,7 +1253,7 @@ def test_infinite_vector_is_refused_naming_the_key():
     assert snapshot(store) == before
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
 def test_failed_autosave_rolls_the_write_back(kind, tmp_path, monkeypatch):
     import memlib.faiss_store as fs
 
@@ -1253,7 +1335,7 @@ def test_two_handles_on_one_directory_never_lose_acknowledged_writes(tmp_path):
 
 HOLD_LOCK = """
 import sys, time
-from memlib.faiss_store import FaissStore
+from memlib.faiss_store import FaissStore, _nlist
 store = FaissStore(path=sys.argv[1], autosave=True)
 store.put(("u",), "child", {"text": "written by the child"})
 print("locked", flush=True)
@@ -1289,7 +1371,7 @@ def test_a_second_process_is_refused_while_the_first_writes(tmp_path):
 
 SAVE_LOOP = """
 import os, sys
-from memlib.faiss_store import FaissStore
+from memlib.faiss_store import FaissStore, _nlist
 store = FaissStore(path=sys.argv[1], autosave=True)
 stop = sys.argv[2]
 for i in range(1, 100_000):  # until the reader has opened the store often enough
@@ -1331,7 +1413,7 @@ def test_opening_while_another_process_saves_sees_a_complete_state(tmp_path):
 
 NON_ASCII = """
 import json, sys
-from memlib.faiss_store import FaissStore
+from memlib.faiss_store import FaissStore, _nlist
 store = FaissStore(path=sys.argv[1])
 if sys.argv[2] == "write":
     store.put(("café", "東京"), "ключ", {"text": "Zoë’s naïve café — 東京 🐕"})

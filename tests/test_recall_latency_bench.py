@@ -31,7 +31,8 @@ def test_dataset_is_clustered_unit_vectors(bench):
 
 
 @pytest.mark.parametrize(
-    "kind", ["inmemory", "faiss_flat", "faiss_hnsw", "faiss_hnsw_sq", "sqlite", "numpy"]
+    "kind",
+    ["inmemory", "faiss_flat", "faiss_hnsw", "faiss_hnsw_sq", "faiss_ivf_sq", "sqlite", "numpy"],
 )
 def test_run_one_at_tiny_n(bench, kind):
     rows = bench.run_one(kind, 500, 20)
@@ -41,17 +42,12 @@ def test_run_one_at_tiny_n(bench, kind):
     assert ns["recall_at_10"] >= 0.95, ns  # 50 items in the namespace: exact there
     if kind.startswith("faiss"):  # durable puts timed, and the reopen found every item
         assert rows[0]["put_ms_p50"] > 0 and rows[0]["reopen_s"] >= 0
-    if kind == "faiss_hnsw_sq":
-        assert set(by_store) == {"faiss_hnsw_sq", *(f"faiss_hnsw_sq_ef{e}" for e in (16, 32, 64))}
-        assert by_store["faiss_hnsw_sq"]["recall_at_10"] >= 0.95
-    elif kind == "faiss_hnsw":
-        assert set(by_store) == {
-            "faiss_hnsw",
-            "faiss_hnsw_ef16",
-            "faiss_hnsw_ef32",
-            "faiss_hnsw_ef64",
-        }
-        assert by_store["faiss_hnsw"]["recall_at_10"] >= 0.95
+    if kind == "faiss_ivf_sq":  # 500 items: below IVF_TRAIN_AT, so still exact
+        assert set(by_store) == {"faiss_ivf_sq", *(f"faiss_ivf_sq_nprobe{e}" for e in (4, 8, 32))}
+        assert by_store["faiss_ivf_sq"]["recall_at_10"] == 1.0
+    elif kind in ("faiss_hnsw", "faiss_hnsw_sq"):
+        assert set(by_store) == {kind, *(f"{kind}_ef{e}" for e in (16, 32, 64))}
+        assert by_store[kind]["recall_at_10"] >= 0.95
     else:
         assert by_store[kind]["recall_at_10"] == 1.0  # exact search finds the exact top-10
     for r in rows:

@@ -441,8 +441,10 @@ def test_bad_render_is_refused():
 # FaissStore's write-ahead log: SIGKILL during an append, a snapshot and the replay on open
 
 FAISS_WRITER = r"""
-import sys, time
+import os, sys, time
+import memlib.faiss_store as fs
 from memlib.faiss_store import FaissStore
+fs.IVF_TRAIN_AT = int(os.environ.get("IVF_TRAIN_AT", fs.IVF_TRAIN_AT))  # tests: IVF at 3 vectors
 path, kind, start, every, pad = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
 def embed(texts):
     return [[0.1 + len(t) % 5, 0.2 + t.count("1"), 0.3 + t.count("2"), 0.4] for t in texts]
@@ -473,7 +475,8 @@ TRIALS = [  # (phase, snapshot every N writes, padding bytes per value, writes b
 def faiss_state(path):
     from memlib.faiss_store import FaissStore
 
-    store = FaissStore(index=INDEX, index_type="hnsw_sq", path=path)
+    store = FaissStore(index=INDEX, index_type="ivf_sq", path=path)
+    assert store._ivf() is not None or len(store._owner) < 3, "IVF lists train at 3 vectors here"
     found = {f"k{j}": store.get(("fault",), f"k{j}") for j in range(5)}
     found = {k: (v.value if v else None) for k, v in found.items()}
     hits = store.search(("fault",), query="version", limit=10)
@@ -481,15 +484,19 @@ def faiss_state(path):
     return found
 
 
-def test_faiss_sigkill_during_append_snapshot_and_replay(tmp_path):
-    """Kill -9 a FaissStore writer mid-snapshot, mid-append and mid-replay: no acknowledged write
-    is lost, nothing unacknowledged but the one in flight appears, the directory still opens."""
+def test_faiss_sigkill_during_append_snapshot_and_replay(tmp_path, monkeypatch):
+    """Kill -9 an ivf_sq FaissStore writer mid-snapshot, mid-append and mid-replay: no acknowledged
+    write is lost, nothing unacknowledged but the one in flight appears, the directory opens."""
+    import memlib.faiss_store as fs
+
+    monkeypatch.setattr(fs, "IVF_TRAIN_AT", 3)  # the IVF write path (add, remove_ids), at 5 items
+    monkeypatch.setenv("IVF_TRAIN_AT", "3")
     script, path = tmp_path / "writer.py", tmp_path / "store"
     script.write_text(FAISS_WRITER)
     rng, before, start, replay_s, in_replay = random.Random("faiss-kill"), {}, 0, 0.0, 0
     for phase, every, pad, writes in TRIALS:
         proc = subprocess.Popen(
-            [sys.executable, str(script), str(path), "hnsw_sq", str(start), str(every), str(pad)],
+            [sys.executable, str(script), str(path), "ivf_sq", str(start), str(every), str(pad)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -526,3 +533,61 @@ def test_faiss_sigkill_during_append_snapshot_and_replay(tmp_path):
             last += 1  # the in-flight write made it to disk
         before, start = found, last + 1
     assert in_replay, f"no kill landed during the replay (it took {replay_s:.3f} s)"
+
+
+GROW_WRITER = r"""
+import sys
+import memlib.faiss_store as fs
+from memlib.faiss_store import FaissStore
+fs.IVF_TRAIN_AT = 50
+path, start = sys.argv[1], int(sys.argv[2])
+def embed(texts):
+    return [[1.0 + int(t) % 7, 1.0 + int(t) % 11, 1.0 + int(t) % 13, 0.5] for t in texts]
+store = FaissStore(index={"dims": 4, "embed": embed, "fields": ["text"]}, index_type="ivf_sq",
+                   path=path, autosave=True)
+print("ready", flush=True)
+for i in range(start, 10**6):
+    store.put(("grow",), f"k{i}", {"text": str(i)})
+    print(i, flush=True)
+"""
+
+
+def test_faiss_sigkill_while_ivf_trains_and_switches(tmp_path, monkeypatch):
+    """A growing ivf_sq store trains its lists at IVF_TRAIN_AT (here 50) vectors and retrains each
+    time it can hold twice the lists (80, 320, ... here): the write that crosses trains, swaps the
+    index and snapshots. Kill -9 around those writes: every acknowledged item reopens, an IVF
+    index iff the store reached 50 vectors, holding exactly the live vectors."""
+    import memlib.faiss_store as fs
+    from memlib.faiss_store import FaissStore
+
+    monkeypatch.setattr(fs, "IVF_TRAIN_AT", 50)
+    script, path = tmp_path / "grow.py", tmp_path / "store"
+    script.write_text(GROW_WRITER)
+    rng, start, switched = random.Random("ivf-switch"), 0, 0
+    for target in (48, 52, 78, 81, 160, 330):  # kills land just before, at and after a switch
+        proc = subprocess.Popen(
+            [sys.executable, str(script), str(path), str(start)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        acked = [int(proc.stdout.readline()) for _ in range(max(0, target - start))]
+        time.sleep(rng.random() * 0.005)
+        proc.send_signal(signal.SIGKILL)
+        acked += [int(x) for x in proc.stdout.read().split() if x.isdigit()]
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+        last = acked[-1] if acked else start - 1
+        store = FaissStore(index=INDEX, index_type="ivf_sq", path=path)
+        n = len(store)
+        assert n in (last + 1, last + 2), (target, n, last)  # + the write in flight, if durable
+        for i in range(n):
+            assert store.get(("grow",), f"k{i}").value == {"text": str(i)}
+        assert (store._ivf() is not None) == (n >= 50), (n, type(store._index))
+        assert store._index.ntotal == n == len(store._owner)
+        switched += store._ivf() is not None
+        store.close()
+        start = n
+    assert switched and store._ivf().nlist >= 4, "the store never retrained its lists"
