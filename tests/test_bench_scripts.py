@@ -119,16 +119,22 @@ def test_tokens_cli_writes_json_and_tables(tokens, tmp_path, capsys, bench_table
 # --- notebooks ----------------------------------------------------------------------------------
 
 
-def test_notebook_timing_row_and_failure(notebooks, tmp_path):
+def test_notebook_timing_row_and_failure(notebooks, tmp_path, monkeypatch):
+    # the executed copy is the fake run's own, in tmp_path: the test does not depend on a
+    # notebook some other test may or may not have executed into build/ first
+    monkeypatch.setattr(notebooks, "build_dir", lambda variant: tmp_path)
     ran = []
 
     def fake_run(path, variant):
         ran.append((path.name, variant))
+        cells = [{"metadata": {"papermill": {"duration": 0.5}}}]
+        (tmp_path / path.name).write_text(json.dumps({"cells": cells}))
 
     nb = ROOT / "notebooks" / "01_conversation_buffers.ipynb"
     row = notebooks.measure(nb, run=fake_run)
     assert ran == [(nb.name, "offline")]
     assert row["ok"] and row["notebook"] == nb.stem and row["wall_s"] >= 0
+    assert row["cells_s"] == 0.5
 
     def failing(path, variant):
         raise RuntimeError("cell 3 raised")
