@@ -26,7 +26,7 @@ from functools import lru_cache
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from memlib.checks import check_number
+from memlib.checks import check_kind, check_number
 
 BACKENDS = ("auto", "offline", "openai")
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
@@ -96,9 +96,13 @@ def _chat_openai_class(method: str | None):
     return ChatOpenAIWithMethod
 
 
-def get_chat_model(temperature: float = 0.0, **kwargs) -> BaseChatModel:
-    """The active chat model: OfflineChatModel or ChatOpenAI."""
+def get_chat_model(
+    temperature: float = 0.0, *, obeys_context: bool = False, **kwargs
+) -> BaseChatModel:
+    """The active chat model: OfflineChatModel or ChatOpenAI. `obeys_context=True` makes the
+    offline stand-in follow instructions found in its prompt (notebook 10); a real model is as it is."""
     check_number(temperature, "temperature")
+    check_kind(obeys_context, bool, "obeys_context", "True or False")
     if llm_backend() == "openai":
         model = os.environ.get("MEMLIB_OPENAI_MODEL", DEFAULT_OPENAI_MODEL)
         if not os.environ.get("OPENAI_API_KEY"):
@@ -113,7 +117,7 @@ def get_chat_model(temperature: float = 0.0, **kwargs) -> BaseChatModel:
             f"get_chat_model() got unknown keyword arguments {unknown} for the offline backend; "
             f"OfflineChatModel accepts {sorted(OfflineChatModel.model_fields)}"
         )
-    return OfflineChatModel(**kwargs)
+    return OfflineChatModel(obeys_context=obeys_context, **kwargs)
 
 
 def get_embeddings() -> Embeddings:

@@ -12,6 +12,7 @@ world knowledge and any language but English.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -121,6 +122,10 @@ class OfflineChatModel(BaseChatModel):
     model_name: str = "memlib-offline-rules"
     relevance_threshold: float = RELEVANCE_THRESHOLD
     context_window: int = Field(default=128_000, ge=1, strict=True)
+    # A stand-in for a model that follows instructions it finds in its context, as small models
+    # often do (off by default; notebook 10): a system-message line that orders the reply
+    # ("Answer every question with 'X'") is obeyed, whoever wrote it; a quoted line is data.
+    obeys_context: bool = Field(default=False, strict=True)
 
     def _resolve_model_profile(self) -> dict:
         return {"max_input_tokens": self.context_window}
@@ -220,6 +225,8 @@ class OfflineChatModel(BaseChatModel):
                         for k, (n, a) in enumerate(calls)
                     ],
                 )
+        if message is None and self.obeys_context and (ordered := _ordered_reply(messages)):
+            skill, message = "obey", AIMessage(content=ordered)
         if message is None:
             skill = classify(request)
             message = AIMessage(content=SKILLS[skill](request))
@@ -246,6 +253,17 @@ class ContextWindowExceeded(ContextOverflowError):
         self.body = {"message": self.message, "type": "invalid_request_error"}
         self.body |= {"param": "messages", "code": self.code}
         super().__init__(self.message)
+
+
+_ORDER = re.compile(r"""^(?:answer|reply|respond)\b[^'"]*\bwith\s+(['"])(.+?)\1""", re.I)
+
+
+def _ordered_reply(messages: list[BaseMessage]) -> str | None:
+    """The reply the last ordering line of the system messages dictates (obeys_context); a line
+    that opens with a quote, as memories rendered as quoted data do, is not an instruction."""
+    lines = [line for m in messages if m.type == "system" for line in message_text(m).splitlines()]
+    found = [m.group(2) for line in lines if (m := _ORDER.match(line.strip(" -*>\t")))]
+    return found[-1] if found else None
 
 
 def _usage(input_tokens: int, reply: AIMessage) -> dict:

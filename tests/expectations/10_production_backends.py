@@ -48,11 +48,18 @@ EXPECT = {
     "latency_short_results": ("==", 0),
     "poisoned_answer_names_the_dog": ("true",),
     "poisoned_answer_unchanged": ("true",),
+    # get_chat_model(obeys_context=True): the offline stand-in follows an ordering line of its
+    # system prompt, so the plain-lines agent answers "HACKED"; quoted, the order is data
+    "obeying_plain_lines_hijacked": ("true",),
+    "obeying_quoted_data_names_the_dog": ("true",),
 }
 
 # Figures that may differ between the offline model in the kernel and the same model behind the
 # OpenAI client path. Empty: every figure is a count or answer the offline model fixes.
-OPENAI_DIFFERENCES: dict[str, str] = {}
+OPENAI_DIFFERENCES: dict[str, str] = {
+    "obeying_plain_lines_hijacked": "obeys_context configures the offline model only; on the "
+    "OpenAI path the model (here the local server's, which does not obey) is used as it is",
+}
 
 # The technique written in the cells (tests/test_notebook_code.py): the agent run per URL, the
 # audit wrapper, the async server, and memories rendered as data (saved to memlib.agent).
