@@ -41,7 +41,10 @@ ALLOWED: dict[str, dict[str, str]] = {
     "01_conversation_buffers": {
         "25": "the fixture conversation's topic count: data written for it"
     },
-    "10_production_backends": {"384": "the benchmark's vector size (MiniLM's), a parameter"},
+    "10_production_backends": {
+        "384": "the benchmark's vector size (MiniLM's), a parameter",
+        "40": "pgvector's default hnsw.ef_search, the candidates its HNSW scan returns: a setting",
+    },
     "11_evaluating_memory": {
         "400": "the trim strategy's token budget, set in memlib.eval.strategies"
     },
