@@ -58,7 +58,7 @@ import numpy as np
 from offline_model.model import ContextWindowExceeded, OfflineChatModel
 from offline_model.rules import STOPWORDS
 from offline_model.skills import user_facts
-from offline_model.tools import empty_value
+from offline_model.tools import _nullable, _ref_target, _resolve, empty_value
 
 HOST = "127.0.0.1"
 MODES = ("plain", "reworded")
@@ -283,51 +283,6 @@ def _strict_object_error(
         if error:
             return error
     return None
-
-
-def _ref_target(root: dict, ref: str) -> Any:
-    """What a local $ref ("#/$defs/X") points at, or None."""
-    if ref == "#":
-        return root
-    if not ref.startswith("#/"):
-        return None
-    node: Any = root
-    for part in ref[2:].split("/"):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
-def _resolve(spec: Any, root: dict, seen: int = 0) -> dict:
-    """A property schema with $ref followed and a nullable anyOf reduced to its non-null branch."""
-    if not isinstance(spec, dict) or seen > 20:
-        return {}
-    if isinstance(spec.get("$ref"), str):
-        target = _ref_target(root, spec["$ref"])
-        rest = {k: v for k, v in spec.items() if k != "$ref"}
-        return _resolve({**(target if isinstance(target, dict) else {}), **rest}, root, seen + 1)
-    options = spec.get("anyOf")
-    if isinstance(options, list):
-        real = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
-        if len(real) == 1:
-            rest = {k: v for k, v in spec.items() if k != "anyOf"}
-            return _resolve({**real[0], **rest}, root, seen + 1)
-    return spec
-
-
-def _nullable(spec: Any, root: dict) -> bool:
-    """Whether a property schema admits null (type list with "null", or an anyOf null branch)."""
-    if not isinstance(spec, dict):
-        return False
-    if isinstance(spec.get("$ref"), str):
-        return _nullable(_ref_target(root, spec["$ref"]) or {}, root)
-    if "null" in _types(spec):
-        return True
-    return any(
-        isinstance(o, dict) and (o.get("type") == "null" or "null" in _types(o))
-        for o in spec.get("anyOf") or []
-    )
 
 
 def _optional_in_strict(spec: Any, root: dict) -> bool:

@@ -427,39 +427,52 @@ def concept(name: str, spec: dict) -> str | None:
     return None
 
 
-def _resolve(spec: dict, root: dict) -> dict:
-    if "$ref" in spec:
-        ref = spec["$ref"].rsplit("/", 1)[-1]
-        target = (root.get("$defs") or root.get("definitions") or {}).get(ref, {})
-        return _resolve({**target, **{k: v for k, v in spec.items() if k != "$ref"}}, root)
-    for key in ("anyOf", "oneOf"):
-        if key in spec:
-            options = [o for o in spec[key] if o.get("type") != "null"]
-            if options:
-                merged = {k: v for k, v in spec.items() if k != key}
-                return _resolve({**options[0], **merged}, root)
-    if "allOf" in spec and len(spec["allOf"]) == 1:
-        return _resolve(
-            {**spec["allOf"][0], **{k: v for k, v in spec.items() if k != "allOf"}}, root
-        )
+def _ref_target(root: dict, ref: str) -> Any:
+    """What a local $ref ("#/$defs/X") points at, or None."""
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        return None
+    node: Any = root
+    for part in ref[2:].split("/"):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _resolve(spec: Any, root: dict, seen: int = 0) -> dict:
+    """A property schema with $ref followed, an anyOf / oneOf reduced to its first non-null
+    branch and a single allOf merged in."""
+    if not isinstance(spec, dict) or seen > 20:
+        return {}
+    if isinstance(spec.get("$ref"), str):
+        target = _ref_target(root, spec["$ref"])
+        rest = {k: v for k, v in spec.items() if k != "$ref"}
+        return _resolve({**(target if isinstance(target, dict) else {}), **rest}, root, seen + 1)
+    for key in ("anyOf", "oneOf", "allOf"):
+        options = [
+            o for o in spec.get(key) or [] if isinstance(o, dict) and o.get("type") != "null"
+        ]
+        if options and (key != "allOf" or len(options) == 1):
+            rest = {k: v for k, v in spec.items() if k != key}
+            return _resolve({**options[0], **rest}, root, seen + 1)
     return spec
 
 
-def _nullable(spec: dict, root: dict) -> bool:
+def _nullable(spec: Any, root: dict) -> bool:
     """Whether `spec` accepts null (`"type": ["string", "null"]`, an anyOf / oneOf null branch,
     or None among its enum values)."""
-    if "$ref" in spec and len(spec) == 1:
-        spec = _resolve(spec, root)
+    if not isinstance(spec, dict):
+        return False
+    if isinstance(spec.get("$ref"), str):
+        return _nullable(_ref_target(root, spec["$ref"]) or {}, root)
     kind = spec.get("type")
     if kind == "null" or (isinstance(kind, list) and "null" in kind):
         return True
     if None in (spec.get("enum") or []):
         return True
-    return any(
-        isinstance(o, dict) and _nullable(o, root)
-        for key in ("anyOf", "oneOf")
-        for o in spec.get(key) or []
-    )
+    return any(_nullable(o, root) for key in ("anyOf", "oneOf") for o in spec.get(key) or [])
 
 
 def _latest(facts: list[Statement], predicate: str) -> Statement | None:
