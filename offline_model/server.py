@@ -729,24 +729,15 @@ def to_langchain(messages: list[dict]) -> list:
                 fn = c["function"]
                 names[c["id"]] = fn["name"]
                 try:
-                    args = json.loads(fn["arguments"]) if fn["arguments"].strip() else {}
-                except ValueError as e:
+                    args = json.loads(fn["arguments"].strip() or "{}")
+                except ValueError:
                     args = None
-                    error = f"arguments are not JSON: {e}"
+                call = {"name": fn["name"], "id": c["id"]}
                 if isinstance(args, dict):
-                    calls.append(
-                        {"name": fn["name"], "args": args, "id": c["id"], "type": "tool_call"}
-                    )
+                    calls.append({**call, "args": args, "type": "tool_call"})
                 else:
-                    invalid.append(
-                        {
-                            "name": fn["name"],
-                            "args": fn["arguments"],
-                            "id": c["id"],
-                            "error": error if args is None else "arguments are not an object",
-                            "type": "invalid_tool_call",
-                        }
-                    )
+                    error = "arguments are not a JSON object"
+                    invalid.append({**call, "args": fn["arguments"], "error": error})
             out.append(
                 AIMessage(content=content, tool_calls=calls, invalid_tool_calls=invalid, name=name)
             )
@@ -1598,9 +1589,6 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/v1/models":
             if self._authorized():
                 self._send_json(200, self.owner._models())
-        elif path.startswith("/v1/models/"):
-            if self._authorized():
-                self._send_json(200, self.owner._model(path.rsplit("/", 1)[-1]))
         else:
             self._not_found()
 

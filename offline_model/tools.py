@@ -66,9 +66,6 @@ _BLOCK = re.compile(
     re.S,
 )
 _TITLE = re.compile(r"^=+ (?P<kind>Human|Ai|System|Tool|Function|Chat|Remove) Message =+\s*$", re.M)
-_ROLE_LINE = re.compile(
-    r"^\s*(?P<who>user|human|assistant|ai|system|tool)\s*:\s*(?P<text>.+)$", re.I | re.M
-)
 _FEEDBACK = re.compile(r"<feedback(?: \d+)?>\s*(?P<body>.*?)\s*</feedback(?: \d+)?>", re.S | re.I)
 _TAGGED = re.compile(
     r"<(?P<tag>current_prompt|recommendations|hypotheses|update_instructions)>\s*(?P<body>.*?)\s*</(?P=tag)>",
@@ -96,12 +93,6 @@ class Turn:
 def _parse_transcript(body: str) -> list[Turn]:
     marks = list(_TITLE.finditer(body))
     if not marks:
-        lines = list(_ROLE_LINE.finditer(body))
-        if lines:
-            speakers = {"human": "user", "ai": "assistant"}
-            return [
-                Turn(speakers.get(m["who"].lower(), m["who"].lower()), m["text"]) for m in lines
-            ]
         return [Turn("user", body)]
     turns = []
     for i, m in enumerate(marks):
@@ -1374,21 +1365,6 @@ def _field_fix(
     if kind in ("string_too_long", "too_long") or re.search(r"at most \d+", message):
         fixed, note = _shorten(current, message)
         return {"op": "replace", "path": path, "value": fixed}, f"{loc}: {note}"
-    if kind in ("literal_error", "enum"):
-        choices = re.findall(r"'([^']+)'", message.split("should be", 1)[-1])
-        value = _closest_enum(current, choices) or choices[0]
-        note = f"{loc}: {current!r} is not allowed -> {value!r}"
-        return {"op": "replace", "path": path, "value": value}, note
-    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
-        bound = re.search(r"(-?\d+(?:\.\d+)?)", message)
-        if not bound:
-            return None, None
-        limit = float(bound.group(1))
-        step = 0 if kind.endswith("_equal") else (1 if kind.startswith("greater") else -1)
-        value = limit + step if isinstance(current, int) or "." not in bound.group(1) else limit
-        value = int(value) if float(value).is_integer() else value
-        note = f"{loc}: {current!r} out of range -> {value!r}"
-        return {"op": "replace", "path": path, "value": value}, note
     if kind == "value_error" and loc.split(".")[-1] not in set((spec or {}).get("required", [])):
         return None, f"{loc}: custom validation failed ({message}); left for the schema to judge"
     target_spec = _resolve(spec, schema or {}) if spec else {}
@@ -1731,10 +1707,10 @@ def _fill_forced(tool: ToolSpec, ctx: Context, filler: Filler) -> list[tuple[str
     if kind == "memory_write" or _is_per_fact(tool):
         facts = facts_for(tool, ctx)
         if facts:
-            return [(tool.name, _write_args(tool, ctx, filler, f)) for f in facts]
+            return [(tool.name, _write_args(tool, filler, f)) for f in facts]
         notes = memory_notes(ctx)
         if notes and kind == "memory_write":
-            return [(tool.name, _write_args(tool, ctx, filler, None, n)) for n in notes]
+            return [(tool.name, _write_args(tool, filler, None, n)) for n in notes]
     return [(tool.name, filler.fill(tool.parameters))]
 
 
@@ -1761,43 +1737,23 @@ def _search_args(tool: ToolSpec, ctx: Context, filler: Filler, many: bool) -> li
 
 
 def _actions(tool: ToolSpec) -> list[str]:
-    """The actions a memory-writing tool accepts: its enum, else those its description names."""
+    """The actions a memory-writing tool accepts: its enum, else create, update and delete."""
     spec = _resolve(tool.properties.get("action", {}), tool.parameters)
-    if "enum" in spec:
-        return list(spec["enum"])
-    if not spec:
-        return []
-    text = f"{tool.description} {spec.get('description', '')}".lower()
-    named = [a for a in ("create", "update", "delete") if a in text]
-    return named or ["create", "update", "delete"]
+    return list(spec.get("enum") or ("create", "update", "delete"))
 
 
 def _write_args(
-    tool: ToolSpec, ctx: Context, filler: Filler, fact: Statement | None, note: str | None = None
+    tool: ToolSpec, filler: Filler, fact: Statement | None, note: str | None = None
 ) -> dict:
     args = filler.fill(tool.parameters, fact)
     props = tool.properties
     if "content" in props and note:
         args["content"] = note
-    if "action" in props:
-        existing_id = _known_memory_id(ctx, fact) if fact else None
+    if "action" in props:  # a new memory: updates of searched ones are _write_calls' part
         actions = _actions(tool)
-        if existing_id and "update" in actions:
-            args["action"], args["id"] = "update", existing_id
-        else:
-            args["action"] = "create" if "create" in actions else actions[0]
-            args.pop("id", None)
+        args["action"] = "create" if "create" in actions else actions[0]
+        args.pop("id", None)
     return args
-
-
-def _known_memory_id(ctx: Context, fact: Statement) -> str | None:
-    """Key of a memory seen in an earlier search result that holds the same slot as `fact`."""
-    for m in ctx.messages:  # oldest result first
-        for item in _search_hits([m]):
-            for old in extract_facts(_record_text(item.get("value", {})), False):
-                if _same_slot(old, fact):
-                    return item["key"]
-    return None
 
 
 def _search_hits(messages: Sequence[BaseMessage]) -> list[dict]:
@@ -1997,5 +1953,5 @@ def _write_calls(
                 args.pop("id", None)
         calls.append((tool.name, args))
     for n in notes:
-        calls.append((tool.name, _write_args(tool, ctx, filler, None, n)))
+        calls.append((tool.name, _write_args(tool, filler, None, n)))
     return calls
