@@ -58,6 +58,7 @@ import numpy as np
 from offline_model.model import ContextWindowExceeded, OfflineChatModel
 from offline_model.rules import STOPWORDS
 from offline_model.skills import user_facts
+from offline_model.text import content_text
 from offline_model.tools import _nullable, _ref_target, _resolve, empty_value
 
 HOST = "127.0.0.1"
@@ -125,6 +126,21 @@ def _invalid_value(value: Any, supported: tuple, param: str) -> APIError:
     listed = ", ".join(names[:-1]) + f", and {names[-1]}" if len(names) > 2 else " and ".join(names)
     return APIError(
         f"Invalid value: {value!r}. Supported values are: {listed}.", param, "invalid_value"
+    )
+
+
+def _empty_array(param: str) -> APIError:
+    return APIError(
+        f"Invalid '{param}': empty array. Expected an array with minimum length 1, but got an "
+        "empty array instead.",
+        param,
+        "empty_array",
+    )
+
+
+def _needs_tools(param: str) -> APIError:
+    return APIError(
+        f"Invalid value for '{param}': '{param}' is only allowed when 'tools' are specified.", param
     )
 
 
@@ -371,12 +387,7 @@ def validate_openai_messages(messages: Any) -> None:
     if not isinstance(messages, list):
         raise _wrong_type("messages", "an array", messages)
     if not messages:
-        raise APIError(
-            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got "
-            "an empty array instead.",
-            "messages",
-            "empty_array",
-        )
+        raise _empty_array("messages")
     pending: list[str] | None = None  # ids still to answer, in call order
     calls_at = -1  # index of the assistant message whose calls are being answered
     answered = False  # a tool message may follow (the calls above were all answered)
@@ -502,12 +513,7 @@ def validate_tools(tools: Any) -> list[dict]:
     if not isinstance(tools, list):
         raise _wrong_type("tools", "an array", tools)
     if not tools:
-        raise APIError(
-            "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an "
-            "empty array instead.",
-            "tools",
-            "empty_array",
-        )
+        raise _empty_array("tools")
     seen: dict[str, int] = {}
     for i, t in enumerate(tools):
         if not isinstance(t, dict):
@@ -554,11 +560,7 @@ def validate_tools(tools: Any) -> list[dict]:
 def validate_tool_choice(tool_choice: Any, tools: list | None) -> None:
     """tool_choice needs tools; a string is none / auto / required; an object names a tool."""
     if tools is None:
-        raise APIError(
-            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
-            "specified.",
-            "tool_choice",
-        )
+        raise _needs_tools("tool_choice")
     if isinstance(tool_choice, str):
         if tool_choice not in ("none", "auto", "required"):
             raise _invalid_value(tool_choice, ("none", "auto", "required"), "tool_choice")
@@ -649,17 +651,13 @@ def validate_chat(body: dict) -> None:
         validate_tool_choice(body["tool_choice"], tools)
     if "parallel_tool_calls" in body:
         if tools is None:
-            raise APIError(
-                "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed "
-                "when 'tools' are specified.",
-                "parallel_tool_calls",
-            )
+            raise _needs_tools("parallel_tool_calls")
         if not isinstance(body["parallel_tool_calls"], bool):
             raise _wrong_type("parallel_tool_calls", "a boolean", body["parallel_tool_calls"])
     if body.get("response_format") is not None:
         response_format = validate_response_format(body["response_format"])
         if response_format["type"] == "json_object" and not any(
-            "json" in _text_of(m.get("content")).lower() for m in body["messages"]
+            "json" in content_text(m.get("content")).lower() for m in body["messages"]
         ):
             raise APIError(
                 "'messages' must contain the word 'json' in some form, to use 'response_format' "
@@ -1180,22 +1178,12 @@ def reword_args(
 # The model call.
 
 
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(
-        p if isinstance(p, str) else p.get("text", "")
-        for p in content or []
-        if isinstance(p, str) or p.get("type") == "text"
-    )
-
-
 _JSON_KEYS = re.compile(r"\bkeys?\b[^.\n]{0,20}?((?:[`'\"]\w+[`'\"](?:\s*(?:,|and|or)\s*)?)+)")
 
 
 def _json_object_schema(messages: list) -> dict | None:
     """json_object mode, best effort: the keys the prompt names, as string properties, or None."""
-    text = "\n".join(_text_of(m.content) for m in messages if m.type in ("system", "human"))
+    text = "\n".join(content_text(m.content) for m in messages if m.type in ("system", "human"))
     keys: list[str] = []
     for m in _JSON_KEYS.finditer(text):
         keys += re.findall(r"[`'\"](\w+)[`'\"]", m.group(1))
