@@ -228,8 +228,6 @@ def _hedged(clause) -> bool:
         c.dep_ == "auxpass" and c.tag_ == "VBD" for c in clause.children
     ):
         return True  # "I was employed by X" (but "I was hired by X" still holds)
-        if t.dep_ == "mark" and t.lower_ in ("if", "unless", "whether"):
-            return True
     if clause.lemma_ in _NOT_NOW:
         return True
     if clause.tag_ == "VBD" and clause.lemma_ in _STATES:

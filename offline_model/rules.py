@@ -846,10 +846,6 @@ QUESTION_RULES: list[tuple[str, re.Pattern]] = [
     (p, re.compile(rx, re.I))
     for p, rx in [
         (
-            "all",
-            r"\bwhat do you (?:know|remember) about me\b|\bwhat have i told you\b|\btell me about (?:me|myself)\b|\bwho am i\b.*\bwork",
-        ),
-        (
             "name",
             r"\bmy (?:full |first )?name\b|\bwho am i\b|\bwho i am\b|\bcall me\b"
             r"|\bwhat (?:i'm|i am|am i) called\b",
@@ -912,8 +908,6 @@ def ask_about_all(question: str) -> list[tuple[str, str]]:
                 found.append((m.start(), f"favourite {topic}", topic))
             else:
                 found.append((m.start(), predicate, topic))
-    if any(p == "all" for _, p, _ in found):
-        return [("all", "")]
     seen: dict[str, tuple[str, str]] = {}
     for _, p, t in sorted(found):
         seen.setdefault(p, (p, t))
