@@ -435,10 +435,10 @@ def summarize(request: Request) -> str:
     units = _dialogue_units(spec.units)
     if units is not None:
         return summarize_dialogue(spec, units)
-    return _summarize_text(request, spec)
+    return _summarize_text(spec)
 
 
-def _summarize_text(request: Request, spec: _Summary) -> str:
+def _summarize_text(spec: _Summary) -> str:
     """An extractive summary within the word budget, folding in a previous summary.
 
     Every sentence (previous summary and new material alike) is scored: 3 per fact the rules

@@ -1864,7 +1864,6 @@ def _write_document(
     schema: dict,
     ctx: Context,
     filler: Filler,
-    facts: list[Statement],
     retracted: list[str],
     hits: list[dict],
 ) -> list[tuple[str, dict]]:
@@ -1921,7 +1920,7 @@ def _write_calls(
     the rest."""
     document = _document_content(tool)
     if document is not None:
-        return _write_document(tool, document, ctx, filler, facts, retracted, hits)
+        return _write_document(tool, document, ctx, filler, retracted, hits)
     calls = []
     actions = _actions(tool)
     deleted = set()
