@@ -1437,11 +1437,9 @@ def _embedding_texts(value: Any) -> list[str]:
 
     if value is None:
         raise _missing("input")
-    if isinstance(value, str):
-        texts = [value]
-    elif ids_ok(value):
-        texts = [get_encoding(EMBEDDING_ENCODING).decode(value)]
-    elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+    if isinstance(value, str) or ids_ok(value):
+        value = [value]  # one text
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         texts = list(value)
     elif isinstance(value, list) and value and all(ids_ok(v) for v in value):
         encoding = get_encoding(EMBEDDING_ENCODING)
@@ -1613,14 +1611,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_stream(result)
 
-    def do_PUT(self) -> None:  # noqa: N802
-        self._not_found()
-
-    def do_DELETE(self) -> None:  # noqa: N802
-        self._not_found()
-
-    def do_PATCH(self) -> None:  # noqa: N802
-        self._not_found()
+    do_PUT = do_DELETE = do_PATCH = _not_found  # no such routes: OpenAI's 404
 
 
 class _HTTPServer(ThreadingHTTPServer):
