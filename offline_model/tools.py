@@ -1312,7 +1312,7 @@ def _best_schema_tool(tools: list[ToolSpec], filler: Filler) -> ToolSpec:
     return max(tools, key=score) if len(tools) > 1 else tools[0]
 
 
-def _repair(ctx: Context, filler: Filler) -> list[tuple[str, dict]]:
+def _repair(ctx: Context) -> list[tuple[str, dict]]:
     """trustcall's validation-retry path: read the error, patch the failed call (the model calls
     only the tools it is offered, so trustcall's unknown-tool repair never arises)."""
     error_msg = next((m for m in reversed(ctx.messages) if m.type == "tool"), None)
@@ -1331,7 +1331,7 @@ def _repair(ctx: Context, filler: Filler) -> list[tuple[str, dict]]:
     args = dict(call["args"]) if call else {}
     patches, notes = [], []
     for loc, kind, message in _pydantic_errors(error):
-        patch, note = _field_fix(loc, kind, message, schema, args, filler)
+        patch, note = _field_fix(loc, kind, message, schema, args)
         patches += [patch] if patch else []
         notes += [note] if note else []
     return [
@@ -1347,21 +1347,13 @@ def _repair(ctx: Context, filler: Filler) -> list[tuple[str, dict]]:
 
 
 def _field_fix(
-    loc: str, kind: str, message: str, schema: Any, args: dict, filler: Filler
+    loc: str, kind: str, message: str, schema: Any, args: dict
 ) -> tuple[dict | None, str | None]:
     """The patch op fixing one validation error at `loc` (None when there is none), and its note
     (None when nothing was done)."""
     path = "/" + "/".join(loc.split("."))
     spec = _field_spec(schema, loc) if schema else {}
     current = _get_path(args, loc)
-    if kind == "missing":
-        value = None
-        c = concept(loc.split(".")[-1], spec)
-        if c:
-            value = _coerce(filler.value(c), spec, schema or {})
-        if value in (None, ""):
-            value = empty_value(spec, schema or {})
-        return {"op": "add", "path": path, "value": value}, f"{loc}: field required -> added"
     if kind in ("string_too_long", "too_long") or re.search(r"at most \d+", message):
         fixed, note = _shorten(current, message)
         return {"op": "replace", "path": path, "value": fixed}, f"{loc}: {note}"
@@ -1373,20 +1365,17 @@ def _field_fix(
         fixed = empty_value(target_spec, schema or {}) if target_spec else None
     if fixed is None:
         return None, None
-    note = f"{loc}: {kind} -> converted {current!r} to {fixed!r}"
-    return {"op": "replace", "path": path, "value": fixed}, note
+    note = f"{loc}: {kind} -> {current!r} became {fixed!r}"  # a missing field is added
+    return {"op": "add" if current is None else "replace", "path": path, "value": fixed}, note
 
 
 def _shorten(current: Any, message: str) -> tuple[Any, str]:
-    """Cut a value to the limit an error message states ("at most 20 characters / words / items")."""
-    m = re.search(r"at most (\d+)\s*(characters?|words?|items?|elements?)?", message)
+    """Cut a value to the limit an error message states ("at most 20 characters / items")."""
+    m = re.search(r"at most (\d+)", message)
     n = int(m.group(1)) if m else 50
-    unit = (m.group(2) or "characters") if m else "characters"
     if isinstance(current, list):
         return current[:n], f"kept the first {n} items"
     text = str(current or "")
-    if unit.startswith("word"):
-        return " ".join(text.split()[:n]), f"shortened to {n} words"
     cut = text[:n]
     if len(text) > n and " " in cut:
         cut = cut.rsplit(" ", 1)[0]  # do not end mid-word
@@ -1616,7 +1605,7 @@ def plan_tool_calls(
     filler = Filler(ctx, grade)
 
     if "PatchFunctionErrors" in specs and any(m.type == "tool" for m in messages):
-        return _repair(ctx, filler)
+        return _repair(ctx)
     optimizer = (
         _optimizer(ctx, specs, forced_name)
         if (
