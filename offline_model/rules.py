@@ -869,16 +869,10 @@ QUESTION_RULES: list[tuple[str, re.Pattern]] = [
             "favourite",
             r"\bwhat(?:'s| is| are) my (?:favou?rite|preferred|go-to) (?P<topic>[\w -]+?)\s*\??$",
         ),
-        ("dislike", r"\bwhat do(?:n't| not)? i (?:dislike|hate|avoid)\b|\bwhat don't i like\b"),
         (
             "preference",
             r"\bwhat (?:\w+ ){0,3}do i (?:prefer|like|love|enjoy)\b|\bmy preferences?\b|\bdo i prefer\b|\bwhich (?:\w+ ){0,3}do i (?:prefer|like)\b|\bhow do i like\b",
         ),
-        (
-            "expertise",
-            r"\bwhat am i (?:good at|an expert in|expert in)\b|\bmy (?:expertise|skills|speciality|specialty)\b",
-        ),
-        ("project", r"\bwhat am i (?:working on|building)\b|\bmy (?:current )?project\b"),
         ("learning", r"\bwhat am i (?:learning|studying)\b"),
         ("age", r"\bhow old am i\b|\bmy age\b"),
         ("speaks", r"\b(?:what|which) languages? (?:do|can) i speak\b|\bwhat do i speak\b"),
