@@ -500,10 +500,9 @@ def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
         fn = call.get("function")
         if not isinstance(fn, dict):
             raise _missing(f"{where}.function")
-        if not isinstance(fn.get("name"), str):
-            raise _missing(f"{where}.function.name")
-        if not isinstance(fn.get("arguments"), str):
-            raise _missing(f"{where}.function.arguments")
+        for key in ("name", "arguments"):
+            if not isinstance(fn.get(key), str):
+                raise _missing(f"{where}.function.{key}")
         ids.append(call["id"])
     return ids
 
@@ -1669,16 +1668,6 @@ class OpenAICompatibleServer:
             self._thread.join(timeout=5)
         self._httpd = self._thread = None
 
-    def serve_forever(self) -> None:
-        """Serve in this thread until interrupted (the CLI)."""
-        if self._httpd is None:
-            self.start()
-        try:
-            while self._thread is not None and self._thread.is_alive():
-                self._thread.join(0.5)
-        finally:
-            self.stop()
-
     def __enter__(self) -> OpenAICompatibleServer:
         return self.start()
 
@@ -1778,12 +1767,10 @@ class OpenAICompatibleServer:
             self._stats["models"][body["model"]] += 1
         return result
 
-    def _model(self, name: str) -> dict:
-        return {"id": name, "object": "model", "created": 0, "owned_by": "memlib-offline"}
-
     def _models(self) -> dict:
         names = ["gpt-4o-mini", "text-embedding-3-small", *self.stats["models"]]
-        return {"object": "list", "data": [self._model(n) for n in dict.fromkeys(names)]}
+        model = {"object": "model", "created": 0, "owned_by": "memlib-offline"}
+        return {"object": "list", "data": [{"id": n, **model} for n in dict.fromkeys(names)]}
 
 
 def main(argv: list[str] | None = None) -> int:
