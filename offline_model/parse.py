@@ -228,8 +228,6 @@ def _hedged(clause) -> bool:
         c.dep_ == "auxpass" and c.tag_ == "VBD" for c in clause.children
     ):
         return True  # "I was employed by X" (but "I was hired by X" still holds)
-        if t.dep_ == "mark" and t.lower_ in ("if", "unless", "whether"):
-            return True
     if clause.lemma_ in _NOT_NOW:
         return True
     if clause.tag_ == "VBD" and clause.lemma_ in _STATES:
@@ -1278,7 +1276,7 @@ def _where_i_clause(t) -> Iterator[tuple[str, str]]:
 
 
 def _job_phrases(t) -> Iterator[tuple[str, str]]:
-    """Set phrases naming my job: "the life of an X", "one of their Xs", "X took me on as a Y"."""
+    """Set phrases naming my job: "the life of an X", "one of their Xs"."""
     if (
         t.dep_ == "prep"
         and t.lower_ == "of"
@@ -1304,19 +1302,6 @@ def _job_phrases(t) -> Iterator[tuple[str, str]]:
                 yield from _employers(o)
                 if any(c.lower_ == "their" for c in o.children):
                     yield ("employer", ANAPHOR_THEIR)
-    if (
-        t.lemma_ == "take"
-        and any(c.dep_ == "prt" and c.lower_ == "on" for c in t.children)
-        and any(c.dep_ == "dobj" and c.lower_ == "me" for c in t.children)
-        and not _hedged(t)
-    ):
-        # "Massive Dynamic took me on as a graphic designer"
-        yield from [
-            ("employer", _span(c, article=True))
-            for c in t.children
-            if c.dep_ == "nsubj" and c.pos_ == "PROPN"
-        ]
-        yield from [("role", _span(o)) for o in _objects(t, ("as",))]
 
 
 def _what_i_do_is(t) -> Iterator[tuple[str, str]]:
@@ -1338,7 +1323,8 @@ def _what_i_do_is(t) -> Iterator[tuple[str, str]]:
 
 
 def _job_as_or_employing(t) -> Iterator[tuple[str, str]]:
-    """My job after "as", owned by a firm ("Acme Corp's only teacher"), or a firm employing me."""
+    """My job after "as", owned by a firm ("Acme Corp's only teacher"), or a firm employing me
+    ("X employs me as a Y", "X took me on as a Y")."""
     if t.dep_ == "prep" and t.lower_ == "as" and _as_role_ok(t):
         # "in my fifth year as a product manager at X", "happy as a librarian",
         # "I earn my living as a nurse": the writer's own job
@@ -1353,8 +1339,9 @@ def _job_as_or_employing(t) -> Iterator[tuple[str, str]]:
                 ("role", _join(_job_words(t)).strip()),
                 ("employer", _span(owners[0], article=True)),
             ]
-    if t.lemma_ in ("employ", "hire") and t.tag_ != "VBN" and not _hedged(t):
-        # "Wayne Foods employs me as a backend developer"
+    taken_on = t.lemma_ == "take" and any(c.dep_ == "prt" and c.lower_ == "on" for c in t.children)
+    if (taken_on or t.lemma_ in ("employ", "hire") and t.tag_ != "VBN") and not _hedged(t):
+        # "Wayne Foods employs me as a backend developer", "X took me on as a graphic designer"
         if any(c.dep_ == "dobj" and c.lower_ == "me" for c in t.children):
             yield from [
                 ("employer", _span(c, article=True))

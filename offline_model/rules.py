@@ -846,10 +846,6 @@ QUESTION_RULES: list[tuple[str, re.Pattern]] = [
     (p, re.compile(rx, re.I))
     for p, rx in [
         (
-            "all",
-            r"\bwhat do you (?:know|remember) about me\b|\bwhat have i told you\b|\btell me about (?:me|myself)\b|\bwho am i\b.*\bwork",
-        ),
-        (
             "name",
             r"\bmy (?:full |first )?name\b|\bwho am i\b|\bwho i am\b|\bcall me\b"
             r"|\bwhat (?:i'm|i am|am i) called\b",
@@ -873,16 +869,10 @@ QUESTION_RULES: list[tuple[str, re.Pattern]] = [
             "favourite",
             r"\bwhat(?:'s| is| are) my (?:favou?rite|preferred|go-to) (?P<topic>[\w -]+?)\s*\??$",
         ),
-        ("dislike", r"\bwhat do(?:n't| not)? i (?:dislike|hate|avoid)\b|\bwhat don't i like\b"),
         (
             "preference",
             r"\bwhat (?:\w+ ){0,3}do i (?:prefer|like|love|enjoy)\b|\bmy preferences?\b|\bdo i prefer\b|\bwhich (?:\w+ ){0,3}do i (?:prefer|like)\b|\bhow do i like\b",
         ),
-        (
-            "expertise",
-            r"\bwhat am i (?:good at|an expert in|expert in)\b|\bmy (?:expertise|skills|speciality|specialty)\b",
-        ),
-        ("project", r"\bwhat am i (?:working on|building)\b|\bmy (?:current )?project\b"),
         ("learning", r"\bwhat am i (?:learning|studying)\b"),
         ("age", r"\bhow old am i\b|\bmy age\b"),
         ("speaks", r"\b(?:what|which) languages? (?:do|can) i speak\b|\bwhat do i speak\b"),
@@ -912,8 +902,6 @@ def ask_about_all(question: str) -> list[tuple[str, str]]:
                 found.append((m.start(), f"favourite {topic}", topic))
             else:
                 found.append((m.start(), predicate, topic))
-    if any(p == "all" for _, p, _ in found):
-        return [("all", "")]
     seen: dict[str, tuple[str, str]] = {}
     for _, p, t in sorted(found):
         seen.setdefault(p, (p, t))

@@ -58,7 +58,8 @@ import numpy as np
 from offline_model.model import ContextWindowExceeded, OfflineChatModel
 from offline_model.rules import STOPWORDS
 from offline_model.skills import user_facts
-from offline_model.tools import empty_value
+from offline_model.text import content_text
+from offline_model.tools import _nullable, _ref_target, _resolve, empty_value
 
 HOST = "127.0.0.1"
 MODES = ("plain", "reworded")
@@ -125,6 +126,21 @@ def _invalid_value(value: Any, supported: tuple, param: str) -> APIError:
     listed = ", ".join(names[:-1]) + f", and {names[-1]}" if len(names) > 2 else " and ".join(names)
     return APIError(
         f"Invalid value: {value!r}. Supported values are: {listed}.", param, "invalid_value"
+    )
+
+
+def _empty_array(param: str) -> APIError:
+    return APIError(
+        f"Invalid '{param}': empty array. Expected an array with minimum length 1, but got an "
+        "empty array instead.",
+        param,
+        "empty_array",
+    )
+
+
+def _needs_tools(param: str) -> APIError:
+    return APIError(
+        f"Invalid value for '{param}': '{param}' is only allowed when 'tools' are specified.", param
     )
 
 
@@ -285,51 +301,6 @@ def _strict_object_error(
     return None
 
 
-def _ref_target(root: dict, ref: str) -> Any:
-    """What a local $ref ("#/$defs/X") points at, or None."""
-    if ref == "#":
-        return root
-    if not ref.startswith("#/"):
-        return None
-    node: Any = root
-    for part in ref[2:].split("/"):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
-def _resolve(spec: Any, root: dict, seen: int = 0) -> dict:
-    """A property schema with $ref followed and a nullable anyOf reduced to its non-null branch."""
-    if not isinstance(spec, dict) or seen > 20:
-        return {}
-    if isinstance(spec.get("$ref"), str):
-        target = _ref_target(root, spec["$ref"])
-        rest = {k: v for k, v in spec.items() if k != "$ref"}
-        return _resolve({**(target if isinstance(target, dict) else {}), **rest}, root, seen + 1)
-    options = spec.get("anyOf")
-    if isinstance(options, list):
-        real = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
-        if len(real) == 1:
-            rest = {k: v for k, v in spec.items() if k != "anyOf"}
-            return _resolve({**real[0], **rest}, root, seen + 1)
-    return spec
-
-
-def _nullable(spec: Any, root: dict) -> bool:
-    """Whether a property schema admits null (type list with "null", or an anyOf null branch)."""
-    if not isinstance(spec, dict):
-        return False
-    if isinstance(spec.get("$ref"), str):
-        return _nullable(_ref_target(root, spec["$ref"]) or {}, root)
-    if "null" in _types(spec):
-        return True
-    return any(
-        isinstance(o, dict) and (o.get("type") == "null" or "null" in _types(o))
-        for o in spec.get("anyOf") or []
-    )
-
-
 def _optional_in_strict(spec: Any, root: dict) -> bool:
     """Whether a property strict mode lists as required was likely optional in the model."""
     # Nullable (strict mode's spelling of Optional), with a default, or a list (pydantic lists
@@ -416,12 +387,7 @@ def validate_openai_messages(messages: Any) -> None:
     if not isinstance(messages, list):
         raise _wrong_type("messages", "an array", messages)
     if not messages:
-        raise APIError(
-            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got "
-            "an empty array instead.",
-            "messages",
-            "empty_array",
-        )
+        raise _empty_array("messages")
     pending: list[str] | None = None  # ids still to answer, in call order
     calls_at = -1  # index of the assistant message whose calls are being answered
     answered = False  # a tool message may follow (the calls above were all answered)
@@ -534,10 +500,9 @@ def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
         fn = call.get("function")
         if not isinstance(fn, dict):
             raise _missing(f"{where}.function")
-        if not isinstance(fn.get("name"), str):
-            raise _missing(f"{where}.function.name")
-        if not isinstance(fn.get("arguments"), str):
-            raise _missing(f"{where}.function.arguments")
+        for key in ("name", "arguments"):
+            if not isinstance(fn.get(key), str):
+                raise _missing(f"{where}.function.{key}")
         ids.append(call["id"])
     return ids
 
@@ -547,12 +512,7 @@ def validate_tools(tools: Any) -> list[dict]:
     if not isinstance(tools, list):
         raise _wrong_type("tools", "an array", tools)
     if not tools:
-        raise APIError(
-            "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an "
-            "empty array instead.",
-            "tools",
-            "empty_array",
-        )
+        raise _empty_array("tools")
     seen: dict[str, int] = {}
     for i, t in enumerate(tools):
         if not isinstance(t, dict):
@@ -599,11 +559,7 @@ def validate_tools(tools: Any) -> list[dict]:
 def validate_tool_choice(tool_choice: Any, tools: list | None) -> None:
     """tool_choice needs tools; a string is none / auto / required; an object names a tool."""
     if tools is None:
-        raise APIError(
-            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
-            "specified.",
-            "tool_choice",
-        )
+        raise _needs_tools("tool_choice")
     if isinstance(tool_choice, str):
         if tool_choice not in ("none", "auto", "required"):
             raise _invalid_value(tool_choice, ("none", "auto", "required"), "tool_choice")
@@ -694,17 +650,13 @@ def validate_chat(body: dict) -> None:
         validate_tool_choice(body["tool_choice"], tools)
     if "parallel_tool_calls" in body:
         if tools is None:
-            raise APIError(
-                "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed "
-                "when 'tools' are specified.",
-                "parallel_tool_calls",
-            )
+            raise _needs_tools("parallel_tool_calls")
         if not isinstance(body["parallel_tool_calls"], bool):
             raise _wrong_type("parallel_tool_calls", "a boolean", body["parallel_tool_calls"])
     if body.get("response_format") is not None:
         response_format = validate_response_format(body["response_format"])
         if response_format["type"] == "json_object" and not any(
-            "json" in _text_of(m.get("content")).lower() for m in body["messages"]
+            "json" in content_text(m.get("content")).lower() for m in body["messages"]
         ):
             raise APIError(
                 "'messages' must contain the word 'json' in some form, to use 'response_format' "
@@ -774,24 +726,15 @@ def to_langchain(messages: list[dict]) -> list:
                 fn = c["function"]
                 names[c["id"]] = fn["name"]
                 try:
-                    args = json.loads(fn["arguments"]) if fn["arguments"].strip() else {}
-                except ValueError as e:
+                    args = json.loads(fn["arguments"].strip() or "{}")
+                except ValueError:
                     args = None
-                    error = f"arguments are not JSON: {e}"
+                call = {"name": fn["name"], "id": c["id"]}
                 if isinstance(args, dict):
-                    calls.append(
-                        {"name": fn["name"], "args": args, "id": c["id"], "type": "tool_call"}
-                    )
+                    calls.append({**call, "args": args, "type": "tool_call"})
                 else:
-                    invalid.append(
-                        {
-                            "name": fn["name"],
-                            "args": fn["arguments"],
-                            "id": c["id"],
-                            "error": error if args is None else "arguments are not an object",
-                            "type": "invalid_tool_call",
-                        }
-                    )
+                    error = "arguments are not a JSON object"
+                    invalid.append({**call, "args": fn["arguments"], "error": error})
             out.append(
                 AIMessage(content=content, tool_calls=calls, invalid_tool_calls=invalid, name=name)
             )
@@ -1234,22 +1177,12 @@ def reword_args(
 # The model call.
 
 
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(
-        p if isinstance(p, str) else p.get("text", "")
-        for p in content or []
-        if isinstance(p, str) or p.get("type") == "text"
-    )
-
-
 _JSON_KEYS = re.compile(r"\bkeys?\b[^.\n]{0,20}?((?:[`'\"]\w+[`'\"](?:\s*(?:,|and|or)\s*)?)+)")
 
 
 def _json_object_schema(messages: list) -> dict | None:
     """json_object mode, best effort: the keys the prompt names, as string properties, or None."""
-    text = "\n".join(_text_of(m.content) for m in messages if m.type in ("system", "human"))
+    text = "\n".join(content_text(m.content) for m in messages if m.type in ("system", "human"))
     keys: list[str] = []
     for m in _JSON_KEYS.finditer(text):
         keys += re.findall(r"[`'\"](\w+)[`'\"]", m.group(1))
@@ -1503,11 +1436,9 @@ def _embedding_texts(value: Any) -> list[str]:
 
     if value is None:
         raise _missing("input")
-    if isinstance(value, str):
-        texts = [value]
-    elif ids_ok(value):
-        texts = [get_encoding(EMBEDDING_ENCODING).decode(value)]
-    elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+    if isinstance(value, str) or ids_ok(value):
+        value = [value]  # one text
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         texts = list(value)
     elif isinstance(value, list) and value and all(ids_ok(v) for v in value):
         encoding = get_encoding(EMBEDDING_ENCODING)
@@ -1643,9 +1574,6 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/v1/models":
             if self._authorized():
                 self._send_json(200, self.owner._models())
-        elif path.startswith("/v1/models/"):
-            if self._authorized():
-                self._send_json(200, self.owner._model(path.rsplit("/", 1)[-1]))
         else:
             self._not_found()
 
@@ -1682,14 +1610,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_stream(result)
 
-    def do_PUT(self) -> None:  # noqa: N802
-        self._not_found()
-
-    def do_DELETE(self) -> None:  # noqa: N802
-        self._not_found()
-
-    def do_PATCH(self) -> None:  # noqa: N802
-        self._not_found()
+    do_PUT = do_DELETE = do_PATCH = _not_found  # no such routes: OpenAI's 404
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -1746,16 +1667,6 @@ class OpenAICompatibleServer:
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._httpd = self._thread = None
-
-    def serve_forever(self) -> None:
-        """Serve in this thread until interrupted (the CLI)."""
-        if self._httpd is None:
-            self.start()
-        try:
-            while self._thread is not None and self._thread.is_alive():
-                self._thread.join(0.5)
-        finally:
-            self.stop()
 
     def __enter__(self) -> OpenAICompatibleServer:
         return self.start()
@@ -1856,12 +1767,10 @@ class OpenAICompatibleServer:
             self._stats["models"][body["model"]] += 1
         return result
 
-    def _model(self, name: str) -> dict:
-        return {"id": name, "object": "model", "created": 0, "owned_by": "memlib-offline"}
-
     def _models(self) -> dict:
         names = ["gpt-4o-mini", "text-embedding-3-small", *self.stats["models"]]
-        return {"object": "list", "data": [self._model(n) for n in dict.fromkeys(names)]}
+        model = {"object": "model", "created": 0, "owned_by": "memlib-offline"}
+        return {"object": "list", "data": [{"id": n, **model} for n in dict.fromkeys(names)]}
 
 
 def main(argv: list[str] | None = None) -> int:

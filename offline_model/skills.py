@@ -395,10 +395,6 @@ def _parse_summary_request(request: Request) -> _Summary:
     units = list(payload)
     for j, msg in enumerate(source):
         if j == index or msg.type == "system":
-            if msg.type == "system" and j != index and not previous:
-                sm = _PREVIOUS_SUMMARY.search(message_text(msg))
-                if sm:
-                    previous = sm.group("summary").strip()
             continue
         who = {"human": "user", "ai": "assistant"}.get(msg.type, msg.type)
         if msg.type == "tool":
@@ -407,12 +403,6 @@ def _parse_summary_request(request: Request) -> _Summary:
         units.extend((who, s) for s in split_sentences(message_text(msg)))
         for call in getattr(msg, "tool_calls", None) or []:
             units.append((f"call:{call['name']}", ""))
-    if (
-        index != request.last_human_index
-        and index >= 0
-        and request.messages[index].type == "system"
-    ):
-        pass  # instruction in the system prompt: the human messages are the material
     budget = _budget(" ".join(instruction_parts) or text, request.kwargs)
     if budget is None:
         total = sum(_words(s) for _, s in units) + _words(previous)
@@ -445,10 +435,10 @@ def summarize(request: Request) -> str:
     units = _dialogue_units(spec.units)
     if units is not None:
         return summarize_dialogue(spec, units)
-    return _summarize_text(request, spec)
+    return _summarize_text(spec)
 
 
-def _summarize_text(request: Request, spec: _Summary) -> str:
+def _summarize_text(spec: _Summary) -> str:
     """An extractive summary within the word budget, folding in a previous summary.
 
     Every sentence (previous summary and new material alike) is scored: 3 per fact the rules
@@ -1202,15 +1192,7 @@ def _say_before(question: str, predicate: str, found: list[Statement]) -> str:
 
 
 def _answer_about_user(question: str, predicate: str, facts: list[Statement]) -> str | None:
-    """A profile slot (name, employer, role, location, age) or everything known; None when no
-    statement fills the slot."""
-    if predicate == "all":
-        latest: dict[str, Statement] = {}
-        for f in facts:
-            latest[f.predicate if f.predicate in SINGLE_VALUED else f"{f.predicate}:{f.value}"] = f
-        if not latest:
-            return "I don't know anything about you yet - you haven't told me."
-        return "Here is what I know about you: " + " ".join(_say(f) for f in latest.values())
+    """A profile slot (name, employer, role, location, age); None when no statement fills it."""
     found = [f for f in facts if f.predicate == predicate]
     if not found or predicate not in SINGLE_VALUED:  # several values: the latest two
         return " ".join(dict.fromkeys(_say(f) for f in found[-2:])) or None
@@ -1543,7 +1525,7 @@ def _answer_part(q: str, before: str, facts: list[Statement], statements: list[S
     """One question answered: a profile slot from the facts, else from context statements, else
     "I don't know". A pronoun ("how old are they?") reads with the question `before` it."""
     asked = [p for p, _ in ask_about_all(q)]
-    slots = [p for p in asked if p in PREDICATE_LABELS or p == "all"]
+    slots = [p for p in asked if p in PREDICATE_LABELS]
     # a profile slot, else any other slot the parse read ("favourite X"), over the whole history
     known = [r for r in (_answer_about_user(q, p, facts) for p in slots or asked) if r]
     if slots and len(known) == len(slots) or any(p in SINGLE_VALUED for p in slots):

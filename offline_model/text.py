@@ -24,13 +24,17 @@ SINGLE_VALUED = ("name", "employer", "role", "location", "age")
 
 
 def message_text(message: BaseMessage) -> str:
-    """The text of a message: a str content, or its text blocks joined by newlines."""
-    content = message.content
+    """The text of a message (its content_text)."""
+    return content_text(message.content)
+
+
+def content_text(content: Any) -> str:
+    """Message content as text: a str, or its text blocks joined by newlines."""
     if isinstance(content, str):
         return content
     return "\n".join(
         b if isinstance(b, str) else b.get("text", "")
-        for b in content
+        for b in content or []
         if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
     )
 

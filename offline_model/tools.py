@@ -66,9 +66,6 @@ _BLOCK = re.compile(
     re.S,
 )
 _TITLE = re.compile(r"^=+ (?P<kind>Human|Ai|System|Tool|Function|Chat|Remove) Message =+\s*$", re.M)
-_ROLE_LINE = re.compile(
-    r"^\s*(?P<who>user|human|assistant|ai|system|tool)\s*:\s*(?P<text>.+)$", re.I | re.M
-)
 _FEEDBACK = re.compile(r"<feedback(?: \d+)?>\s*(?P<body>.*?)\s*</feedback(?: \d+)?>", re.S | re.I)
 _TAGGED = re.compile(
     r"<(?P<tag>current_prompt|recommendations|hypotheses|update_instructions)>\s*(?P<body>.*?)\s*</(?P=tag)>",
@@ -96,12 +93,6 @@ class Turn:
 def _parse_transcript(body: str) -> list[Turn]:
     marks = list(_TITLE.finditer(body))
     if not marks:
-        lines = list(_ROLE_LINE.finditer(body))
-        if lines:
-            speakers = {"human": "user", "ai": "assistant"}
-            return [
-                Turn(speakers.get(m["who"].lower(), m["who"].lower()), m["text"]) for m in lines
-            ]
         return [Turn("user", body)]
     turns = []
     for i, m in enumerate(marks):
@@ -427,39 +418,52 @@ def concept(name: str, spec: dict) -> str | None:
     return None
 
 
-def _resolve(spec: dict, root: dict) -> dict:
-    if "$ref" in spec:
-        ref = spec["$ref"].rsplit("/", 1)[-1]
-        target = (root.get("$defs") or root.get("definitions") or {}).get(ref, {})
-        return _resolve({**target, **{k: v for k, v in spec.items() if k != "$ref"}}, root)
-    for key in ("anyOf", "oneOf"):
-        if key in spec:
-            options = [o for o in spec[key] if o.get("type") != "null"]
-            if options:
-                merged = {k: v for k, v in spec.items() if k != key}
-                return _resolve({**options[0], **merged}, root)
-    if "allOf" in spec and len(spec["allOf"]) == 1:
-        return _resolve(
-            {**spec["allOf"][0], **{k: v for k, v in spec.items() if k != "allOf"}}, root
-        )
+def _ref_target(root: dict, ref: str) -> Any:
+    """What a local $ref ("#/$defs/X") points at, or None."""
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        return None
+    node: Any = root
+    for part in ref[2:].split("/"):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _resolve(spec: Any, root: dict, seen: int = 0) -> dict:
+    """A property schema with $ref followed, an anyOf / oneOf reduced to its first non-null
+    branch and a single allOf merged in."""
+    if not isinstance(spec, dict) or seen > 20:
+        return {}
+    if isinstance(spec.get("$ref"), str):
+        target = _ref_target(root, spec["$ref"])
+        rest = {k: v for k, v in spec.items() if k != "$ref"}
+        return _resolve({**(target if isinstance(target, dict) else {}), **rest}, root, seen + 1)
+    for key in ("anyOf", "oneOf", "allOf"):
+        options = [
+            o for o in spec.get(key) or [] if isinstance(o, dict) and o.get("type") != "null"
+        ]
+        if options and (key != "allOf" or len(options) == 1):
+            rest = {k: v for k, v in spec.items() if k != key}
+            return _resolve({**options[0], **rest}, root, seen + 1)
     return spec
 
 
-def _nullable(spec: dict, root: dict) -> bool:
+def _nullable(spec: Any, root: dict) -> bool:
     """Whether `spec` accepts null (`"type": ["string", "null"]`, an anyOf / oneOf null branch,
     or None among its enum values)."""
-    if "$ref" in spec and len(spec) == 1:
-        spec = _resolve(spec, root)
+    if not isinstance(spec, dict):
+        return False
+    if isinstance(spec.get("$ref"), str):
+        return _nullable(_ref_target(root, spec["$ref"]) or {}, root)
     kind = spec.get("type")
     if kind == "null" or (isinstance(kind, list) and "null" in kind):
         return True
     if None in (spec.get("enum") or []):
         return True
-    return any(
-        isinstance(o, dict) and _nullable(o, root)
-        for key in ("anyOf", "oneOf")
-        for o in spec.get(key) or []
-    )
+    return any(_nullable(o, root) for key in ("anyOf", "oneOf") for o in spec.get(key) or [])
 
 
 def _latest(facts: list[Statement], predicate: str) -> Statement | None:
@@ -1308,7 +1312,7 @@ def _best_schema_tool(tools: list[ToolSpec], filler: Filler) -> ToolSpec:
     return max(tools, key=score) if len(tools) > 1 else tools[0]
 
 
-def _repair(ctx: Context, filler: Filler) -> list[tuple[str, dict]]:
+def _repair(ctx: Context) -> list[tuple[str, dict]]:
     """trustcall's validation-retry path: read the error, patch the failed call (the model calls
     only the tools it is offered, so trustcall's unknown-tool repair never arises)."""
     error_msg = next((m for m in reversed(ctx.messages) if m.type == "tool"), None)
@@ -1327,7 +1331,7 @@ def _repair(ctx: Context, filler: Filler) -> list[tuple[str, dict]]:
     args = dict(call["args"]) if call else {}
     patches, notes = [], []
     for loc, kind, message in _pydantic_errors(error):
-        patch, note = _field_fix(loc, kind, message, schema, args, filler)
+        patch, note = _field_fix(loc, kind, message, schema, args)
         patches += [patch] if patch else []
         notes += [note] if note else []
     return [
@@ -1343,39 +1347,16 @@ def _repair(ctx: Context, filler: Filler) -> list[tuple[str, dict]]:
 
 
 def _field_fix(
-    loc: str, kind: str, message: str, schema: Any, args: dict, filler: Filler
+    loc: str, kind: str, message: str, schema: Any, args: dict
 ) -> tuple[dict | None, str | None]:
     """The patch op fixing one validation error at `loc` (None when there is none), and its note
     (None when nothing was done)."""
     path = "/" + "/".join(loc.split("."))
     spec = _field_spec(schema, loc) if schema else {}
     current = _get_path(args, loc)
-    if kind == "missing":
-        value = None
-        c = concept(loc.split(".")[-1], spec)
-        if c:
-            value = _coerce(filler.value(c), spec, schema or {})
-        if value in (None, ""):
-            value = empty_value(spec, schema or {})
-        return {"op": "add", "path": path, "value": value}, f"{loc}: field required -> added"
     if kind in ("string_too_long", "too_long") or re.search(r"at most \d+", message):
         fixed, note = _shorten(current, message)
         return {"op": "replace", "path": path, "value": fixed}, f"{loc}: {note}"
-    if kind in ("literal_error", "enum"):
-        choices = re.findall(r"'([^']+)'", message.split("should be", 1)[-1])
-        value = _closest_enum(current, choices) or choices[0]
-        note = f"{loc}: {current!r} is not allowed -> {value!r}"
-        return {"op": "replace", "path": path, "value": value}, note
-    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
-        bound = re.search(r"(-?\d+(?:\.\d+)?)", message)
-        if not bound:
-            return None, None
-        limit = float(bound.group(1))
-        step = 0 if kind.endswith("_equal") else (1 if kind.startswith("greater") else -1)
-        value = limit + step if isinstance(current, int) or "." not in bound.group(1) else limit
-        value = int(value) if float(value).is_integer() else value
-        note = f"{loc}: {current!r} out of range -> {value!r}"
-        return {"op": "replace", "path": path, "value": value}, note
     if kind == "value_error" and loc.split(".")[-1] not in set((spec or {}).get("required", [])):
         return None, f"{loc}: custom validation failed ({message}); left for the schema to judge"
     target_spec = _resolve(spec, schema or {}) if spec else {}
@@ -1384,20 +1365,17 @@ def _field_fix(
         fixed = empty_value(target_spec, schema or {}) if target_spec else None
     if fixed is None:
         return None, None
-    note = f"{loc}: {kind} -> converted {current!r} to {fixed!r}"
-    return {"op": "replace", "path": path, "value": fixed}, note
+    note = f"{loc}: {kind} -> {current!r} became {fixed!r}"  # a missing field is added
+    return {"op": "add" if current is None else "replace", "path": path, "value": fixed}, note
 
 
 def _shorten(current: Any, message: str) -> tuple[Any, str]:
-    """Cut a value to the limit an error message states ("at most 20 characters / words / items")."""
-    m = re.search(r"at most (\d+)\s*(characters?|words?|items?|elements?)?", message)
+    """Cut a value to the limit an error message states ("at most 20 characters / items")."""
+    m = re.search(r"at most (\d+)", message)
     n = int(m.group(1)) if m else 50
-    unit = (m.group(2) or "characters") if m else "characters"
     if isinstance(current, list):
         return current[:n], f"kept the first {n} items"
     text = str(current or "")
-    if unit.startswith("word"):
-        return " ".join(text.split()[:n]), f"shortened to {n} words"
     cut = text[:n]
     if len(text) > n and " " in cut:
         cut = cut.rsplit(" ", 1)[0]  # do not end mid-word
@@ -1627,7 +1605,7 @@ def plan_tool_calls(
     filler = Filler(ctx, grade)
 
     if "PatchFunctionErrors" in specs and any(m.type == "tool" for m in messages):
-        return _repair(ctx, filler)
+        return _repair(ctx)
     optimizer = (
         _optimizer(ctx, specs, forced_name)
         if (
@@ -1718,10 +1696,10 @@ def _fill_forced(tool: ToolSpec, ctx: Context, filler: Filler) -> list[tuple[str
     if kind == "memory_write" or _is_per_fact(tool):
         facts = facts_for(tool, ctx)
         if facts:
-            return [(tool.name, _write_args(tool, ctx, filler, f)) for f in facts]
+            return [(tool.name, _write_args(tool, filler, f)) for f in facts]
         notes = memory_notes(ctx)
         if notes and kind == "memory_write":
-            return [(tool.name, _write_args(tool, ctx, filler, None, n)) for n in notes]
+            return [(tool.name, _write_args(tool, filler, None, n)) for n in notes]
     return [(tool.name, filler.fill(tool.parameters))]
 
 
@@ -1748,43 +1726,23 @@ def _search_args(tool: ToolSpec, ctx: Context, filler: Filler, many: bool) -> li
 
 
 def _actions(tool: ToolSpec) -> list[str]:
-    """The actions a memory-writing tool accepts: its enum, else those its description names."""
+    """The actions a memory-writing tool accepts: its enum, else create, update and delete."""
     spec = _resolve(tool.properties.get("action", {}), tool.parameters)
-    if "enum" in spec:
-        return list(spec["enum"])
-    if not spec:
-        return []
-    text = f"{tool.description} {spec.get('description', '')}".lower()
-    named = [a for a in ("create", "update", "delete") if a in text]
-    return named or ["create", "update", "delete"]
+    return list(spec.get("enum") or ("create", "update", "delete"))
 
 
 def _write_args(
-    tool: ToolSpec, ctx: Context, filler: Filler, fact: Statement | None, note: str | None = None
+    tool: ToolSpec, filler: Filler, fact: Statement | None, note: str | None = None
 ) -> dict:
     args = filler.fill(tool.parameters, fact)
     props = tool.properties
     if "content" in props and note:
         args["content"] = note
-    if "action" in props:
-        existing_id = _known_memory_id(ctx, fact) if fact else None
+    if "action" in props:  # a new memory: updates of searched ones are _write_calls' part
         actions = _actions(tool)
-        if existing_id and "update" in actions:
-            args["action"], args["id"] = "update", existing_id
-        else:
-            args["action"] = "create" if "create" in actions else actions[0]
-            args.pop("id", None)
+        args["action"] = "create" if "create" in actions else actions[0]
+        args.pop("id", None)
     return args
-
-
-def _known_memory_id(ctx: Context, fact: Statement) -> str | None:
-    """Key of a memory seen in an earlier search result that holds the same slot as `fact`."""
-    for m in ctx.messages:  # oldest result first
-        for item in _search_hits([m]):
-            for old in extract_facts(_record_text(item.get("value", {})), False):
-                if _same_slot(old, fact):
-                    return item["key"]
-    return None
 
 
 def _search_hits(messages: Sequence[BaseMessage]) -> list[dict]:
@@ -1895,7 +1853,6 @@ def _write_document(
     schema: dict,
     ctx: Context,
     filler: Filler,
-    facts: list[Statement],
     retracted: list[str],
     hits: list[dict],
 ) -> list[tuple[str, dict]]:
@@ -1952,7 +1909,7 @@ def _write_calls(
     the rest."""
     document = _document_content(tool)
     if document is not None:
-        return _write_document(tool, document, ctx, filler, facts, retracted, hits)
+        return _write_document(tool, document, ctx, filler, retracted, hits)
     calls = []
     actions = _actions(tool)
     deleted = set()
@@ -1984,5 +1941,5 @@ def _write_calls(
                 args.pop("id", None)
         calls.append((tool.name, args))
     for n in notes:
-        calls.append((tool.name, _write_args(tool, ctx, filler, None, n)))
+        calls.append((tool.name, _write_args(tool, filler, None, n)))
     return calls
