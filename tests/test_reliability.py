@@ -174,7 +174,12 @@ with open_store(url, index={"dims": 4, "embed": embed, "fields": ["text"]}) as s
 
 def effect(i):
     """(key, value after op i): None for a delete."""
-    return f"k{i % 5}", None if i % 6 == 5 else {"text": f"version {i}", "n": i, "check": i * 7}
+    return f"k{i % 5}", None if i % 6 == 5 else put_effect(i)[1]
+
+
+def put_effect(i):
+    """(key, value after op i) of a writer that only puts."""
+    return f"k{i % 5}", {"text": f"version {i}", "n": i, "check": i * 7}
 
 
 @pytest.mark.parametrize("backend", DURABLE)
@@ -463,9 +468,9 @@ store = FaissStore(index={"dims": 4, "embed": embed, "fields": ["text"]}, index_
                    path=path, autosave=True, snapshot_every=every)
 opening = False
 print("ready", time.perf_counter() - t0, flush=True)
-i = start
+i, deletes = start, not os.environ.get("PUTS_ONLY")  # a delete snapshots, emptying the log
 while True:
-    if i % 6 == 5:
+    if deletes and i % 6 == 5:
         store.delete(("fault",), f"k{i % 5}")
     else:
         store.put(("fault",), f"k{i % 5}", {"text": f"version {i}", "n": i, "check": i * 7, "pad": "x" * pad})
@@ -476,7 +481,7 @@ while True:
 TRIALS = [  # (phase, snapshot every N writes, padding bytes per value, writes before the kill)
     ("snapshot", 1, 300_000, (1, 6)),  # every write snapshots ~1.5 MB: most kills land in one
     ("append", 10**9, 100_000, (100, 140)),  # fsynced appends; leaves a log of ~12 MB
-    ("open", 10**9, 100, (0, 3)),  # replays that log, then dies writing
+    ("open", 10**9, 100, (1, 3)),  # replays that log, then puts (no delete): a log to replay
     ("replay", 10**9, 100, None),  # killed mid-replay (it pauses after the first record)
     ("replay", 10**9, 100, None),
 ]
@@ -510,7 +515,8 @@ def test_faiss_sigkill_during_append_snapshot_and_replay(tmp_path, monkeypatch):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env={**os.environ, "PAUSE_IN_REPLAY": "1"} if writes is None else None,
+            env=os.environ
+            | {"PAUSE_IN_REPLAY": "1" * (writes is None), "PUTS_ONLY": "1" * (phase == "open")},
         )
         assert proc.stdout.readline().strip() == "opening", proc.stderr.read()
         seen = []
@@ -530,10 +536,11 @@ def test_faiss_sigkill_during_append_snapshot_and_replay(tmp_path, monkeypatch):
         acked = [int(x) for x in "".join(seen).split() + out.split() if x.isdigit()]
         last = acked[-1] if acked else start - 1
         expected = {f"k{j}": before.get(f"k{j}") for j in range(5)}
+        op = put_effect if phase == "open" else effect  # the open phase only puts
         for i in range(start, last + 1):
-            key, value = effect(i)
+            key, value = op(i)
             expected[key] = value if value is None else {**value, "pad": "x" * pad}
-        key, value = effect(last + 1)
+        key, value = op(last + 1)
         in_flight = value if value is None else {**value, "pad": "x" * pad}
         found = faiss_state(path)
         for k, v in found.items():
