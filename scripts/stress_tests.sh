@@ -15,7 +15,8 @@ mkdir -p "$out"
 
 hogs=()
 stop_hogs() { [ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null; wait 2>/dev/null; hogs=(); }
-trap stop_hogs EXIT INT TERM
+trap stop_hogs EXIT
+trap 'stop_hogs; exit 143' INT TERM  # a stopped run stops the script, not just this run's hogs
 
 failed=0
 for run in $(seq 1 "$RUNS"); do
