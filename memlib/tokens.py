@@ -59,16 +59,21 @@ def ensure_offline_encodings() -> Path:
             return gzip.decompress(source.read_bytes())
         return real_read_file(blobpath)
 
+    real_load_bpe = openai_public.load_tiktoken_bpe
+
+    def fetch_only(blobpath: str, expected_hash: str | None = None) -> dict:
+        # the cached, hash-checked read writes the file; get_encoding parses it later, once
+        tiktoken.load.read_file_cached(blobpath, expected_hash)
+        return {}
+
     tiktoken.load.read_file = read_bundled
-    # each constructor gives tiktoken's cached, hash-checked read its file's URL and hash; the
-    # ranks are parsed once, later, by tiktoken.get_encoding (parsing here too cost 0.7 s)
-    openai_public.load_tiktoken_bpe = lambda *a, **k: tiktoken.load.read_file_cached(*a, **k) and {}
+    openai_public.load_tiktoken_bpe = fetch_only
     try:
         for name in ENCODINGS:
             getattr(openai_public, name)()
     finally:
         tiktoken.load.read_file = real_read_file
-        openai_public.load_tiktoken_bpe = tiktoken.load.load_tiktoken_bpe
+        openai_public.load_tiktoken_bpe = real_load_bpe
     _ready = True
     return cache
 
