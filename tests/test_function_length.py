@@ -55,7 +55,7 @@ def test_known_long_list_is_not_stale():
 
 # The size caps of the two packages (issues "A small memlib" and "The offline model reads ordinary
 # conversations"): lines of the package's own .py files, as `wc -l` counts them. Raise a cap only
-# with the issue's agreement; the README states both counts.
+# with the issue's agreement; docs/development.md (Layout) states both counts.
 CAPS = {"memlib": ("memlib/**/*.py", 10_000)}
 
 
