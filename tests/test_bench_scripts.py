@@ -308,3 +308,28 @@ def test_reading_json_is_current_with_the_notebooks():
     for row in now:  # the path's table: | [NN · title](notebooks/NN_x.ipynb) | layer | M min |
         line = rf"{row['notebook']}\.ipynb\) \| [^|\n]+ \| {row['minutes']} min \|"
         assert re.search(line, readme), f"the README's reading time of {row['notebook']} is stale"
+
+
+def test_copyable_follows_cells_first_then_memlib(tmp_path):
+    copyable = load("benchmarks/copyable.py")
+    cells = [
+        ("code", "from memlib.semantic import fact_text\n"),
+        ("code", "def helper(x):\n    return x\n"),
+        ("code", "def build(store):\n    return [fact_text(i) for i in helper(store)]\n"),
+        ("markdown", "## Checks\n"),
+        ("code", "def unused_check():\n    assert build([]) == []\n"),
+    ]
+    nb = {"cells": [{"cell_type": kind, "source": [text]} for kind, text in cells]}
+    path = tmp_path / "04_example.ipynb"
+    path.write_text(json.dumps(nb))
+    row = copyable.measure("example", [path], [path])
+    # the app: the two defining cells outside Checks (2 + 2 lines); fact_text comes from memlib
+    assert (row["cells"], row["cell_lines"]) == (2, 4)
+    assert "memlib.semantic.fact_text" in row["memlib_names"] and row["memlib_lines"] > 0
+    assert row["share_from_cells"] == round(4 / (4 + row["memlib_lines"]), 3)
+
+
+def test_copyable_json_is_current_with_the_notebooks():
+    copyable = load("benchmarks/copyable.py")
+    recorded = json.loads((ROOT / "benchmarks/results/copyable.json").read_text())
+    assert recorded == copyable.main(["--out", "/dev/null"]), "run python benchmarks/copyable.py"
