@@ -10,13 +10,14 @@ memlib's source too, with everything that code uses in turn. This script measure
   followed through the names each one's source uses in its own module, until nothing new is found
   (its non-blank source lines, docstrings included, as a reader would copy them).
 - Free: the backend switch and embeddings (`memlib.models`, `memlib.embeddings`) and the argument
-  checks (`memlib.checks`), which the issue ("Lessons that prove their point", item 3) allows, and
+  checks (`memlib.checks` and every `check_*` function), which the issue ("Lessons that prove their point", item 3) allows, and
   the FAISS store (`memlib.faiss_store`): any LangGraph store with an index takes its place, e.g.
   `InMemoryStore(index={...})` in one line.
 
 share = cell lines / (cell lines + memlib lines). One row per notebook; one for the three together
-(a name one of them defines in a cell is copied from that cell, not from memlib); and one where a
-name any notebook of the series defines in a cell is copied from that cell (07's writers for 09).
+(a name one of them defines in a cell is copied from that cell, not from memlib); and one where
+what any notebook of the series defines in a `# @save` cell is copied from that cell (07's
+writers for 09).
 
 Usage: python benchmarks/copyable.py [--notebooks 04 06 09] [--out PATH]
 Writes benchmarks/results/copyable.json and prints a table.
@@ -99,7 +100,8 @@ def closure(roots: list[tuple[str, str]], defined: set[str]) -> dict[str, int]:
     while todo:
         module_name, name = todo.pop()
         key = f"{module_name}.{name}"
-        if key in seen or module_name.startswith(FREE) or not module_name.startswith("memlib"):
+        free = module_name.startswith(FREE) or name.startswith("check_")
+        if key in seen or free or not module_name.startswith("memlib"):
             continue
         module = importlib.import_module(module_name)
         obj = getattr(module, name, None)
@@ -151,10 +153,13 @@ def defines(text: str) -> set[str]:
     return {node.name for node in body if isinstance(node, kinds)}
 
 
-def measure(label: str, notebooks: list[Path], sources: list[Path]) -> dict:
-    """The app built from `notebooks`' cells, copying what it needs from `sources`' cells first."""
+def measure(label: str, notebooks: list[Path], sources: list[Path], saved_only=False) -> dict:
+    """The app built from `notebooks`' cells, copying what it needs from `sources`' cells first
+    (with saved_only, from their `# @save` cells alone: the code memlib carries a copy of)."""
     app = [t for nb in notebooks for t in code_cells(nb, app_only=True) if _BUILDS.search(t)]
     source_cells = [t for nb in sources for t in code_cells(nb)]
+    source_cells = [t for t in source_cells if "# @save" in t] if saved_only else source_cells
+    source_cells += [t for t in app if t not in source_cells]
     home = {name: text for text in reversed(source_cells) for name in defines(text)}
     copied, todo = list(app), set().union(*map(used_names, app))
     while todo:  # a name another cell defines: copy that cell too, and what it uses
@@ -163,7 +168,7 @@ def measure(label: str, notebooks: list[Path], sources: list[Path]) -> dict:
             copied.append(cell)
             todo |= used_names(cell)
     defined = set().union(*map(defines, copied))
-    imported = memlib_imports(source_cells)
+    imported = memlib_imports([t for nb in notebooks for t in code_cells(nb)])
     uses = set().union(*map(used_names, copied)) - defined
     needed = closure([imported[n] for n in sorted(uses & set(imported))], defined)
     cell_lines = sum(lines(t) for t in copied)
@@ -203,7 +208,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     rows = [measure(p.stem, [p], [p]) for p in paths]
     together = " + ".join(args.notebooks)
     rows.append(measure(together, paths, paths))
-    rows.append(measure(f"{together}, with any notebook's cells", paths, series))
+    rows.append(measure(f"{together}, with any notebook's saved cells", paths, series, True))
     print(table(rows))
     for r in rows:
         print(f"{r['app']}: memlib lines by module {r['memlib_by_module']}")
