@@ -192,8 +192,7 @@ def check_counter(token_counter) -> TokenCounterFn:
 def _check_fits(
     head: list[BaseMessage], rest: list[BaseMessage], max_tokens: int, counter: TokenCounterFn
 ) -> int | None:
-    """Raise ValueError when max_tokens cannot hold the system prompt (head) or the latest turn
-    of rest with it; return where that turn starts (None when rest has no human message)."""
+    """ValueError if max_tokens cannot hold the system prompt or the latest turn; its start."""
     if head and counter(head) > max_tokens:
         raise ValueError(
             f"max_tokens={max_tokens} is smaller than the system prompt ({counter(head)} tokens)"
@@ -216,8 +215,7 @@ def _list_overhead(counter: TokenCounterFn, message: BaseMessage) -> int:
 
 # Saved from notebooks/01_conversation_buffers.ipynb, In [16]: edit it there, then `make sync`.
 def _check_kept(kept, head, rest, latest, max_tokens: int, counter: TokenCounterFn) -> None:
-    """Belt and braces: kept must be the system prompt plus a suffix of rest cut at a turn start,
-    within max_tokens, and not empty when rest has a turn; otherwise RuntimeError."""
+    """RuntimeError unless kept is the system prompt plus a suffix cut at a turn start."""
     tail = kept[len(head) :]
     if (
         counter(kept) > max_tokens
@@ -232,8 +230,7 @@ def _check_kept(kept, head, rest, latest, max_tokens: int, counter: TokenCounter
 
 # Saved from notebooks/01_conversation_buffers.ipynb, In [17]: edit it there, then `make sync`.
 def _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter) -> list:
-    """The cut made by trim_messages, for a counter that only counts whole lists. Its binary
-    search counts the whole history about log2(len) times, so this costs more every turn."""
+    """The cut made by trim_messages, for a counter that only counts whole lists."""
     check_prompt_messages(messages)
     # trim_messages subtracts counter([system]) from the budget and then counts the rest as a
     # separate list, so a per-list overhead is charged twice; give that back.
@@ -252,8 +249,7 @@ def _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter) 
 
 # Saved from notebooks/01_conversation_buffers.ipynb, In [18]: edit it there, then `make sync`.
 def _walk_back(rest: list[BaseMessage], room: int, counter: TokenCounter) -> int:
-    """Where the longest suffix of rest whose per-message counts sum to at most room starts:
-    walk back from the newest message and stop at the first one that does not fit."""
+    """Start of the longest suffix of rest within room, walking back from the newest message."""
     start, used = len(rest), 0
     while start > 0:
         used += counter.message(rest[start - 1])  # cached after the first count
@@ -269,18 +265,9 @@ def trim_to_budget(
     max_tokens: int,
     token_counter: TokenCounterFn | None = None,
 ) -> list[BaseMessage]:
-    """The system prompt plus the most recent whole turns that fit in max_tokens.
-
-    The cut of `trim_messages(strategy="last", include_system=True, start_on="human")`, without
-    what that gets wrong on its own: it returns a system prompt larger than the budget (over
-    budget, silently), it returns no turn at all when the latest one does not fit (the question
-    vanishes), and it charges the per-prompt reply overhead twice. Here the first two raise
-    ValueError. With a TokenCounter (cached per-message counts, whose sum plus a fixed reply
-    overhead is a prompt's count) it walks back from the newest message and stops at the first
-    turn that does not fit, so its cost follows what it keeps, not the length of the history; it
-    validates the kept messages and never reads the dropped prefix. Any other counter goes
-    through trim_messages itself (the whole history is validated and counted).
-    """
+    """The system prompt plus the most recent whole turns that fit in max_tokens: the cut of
+    `trim_messages(strategy="last", include_system=True, start_on="human")`, raising ValueError
+    where that would silently go over budget or drop the question."""
     check_int(max_tokens, "max_tokens", minimum=1)
     counter = check_counter(token_counter)
     messages = message_list(messages)
@@ -360,12 +347,8 @@ class FullBuffer(BufferBase):
 
 # Saved from notebooks/01_conversation_buffers.ipynb, In [7]: edit it there, then `make sync`.
 class SlidingWindowBuffer(BufferBase):
-    """System prompt pinned, plus the last `max_turns` turns or at most `max_messages` messages.
-
-    A turn is a human message and everything after it up to the next one; cuts happen only at
-    turn starts, so with `max_messages` a single tool-heavy turn may exceed the limit rather than
-    be split.
-    """
+    """System prompt pinned, plus the last `max_turns` turns or at most `max_messages` messages
+    (cut only at turn starts, so one tool-heavy turn may exceed `max_messages`)."""
 
     def __init__(
         self,
@@ -400,11 +383,7 @@ class SlidingWindowBuffer(BufferBase):
 
 # Saved from notebooks/01_conversation_buffers.ipynb, In [8]: edit it there, then `make sync`.
 class TokenTrimBuffer(BufferBase):
-    """System prompt plus the most recent whole turns whose real token count fits `max_tokens`.
-
-    Uses `trim_to_budget` (langchain_core's trim_messages with its pitfalls fixed). A message that
-    would leave even the latest turn over budget is rejected with ValueError.
-    """
+    """System prompt plus the most recent whole turns whose real token count fits `max_tokens`."""
 
     def __init__(
         self, system_prompt: str, max_tokens: int, token_counter: TokenCounterFn | None = None
@@ -482,8 +461,7 @@ def _recent_turns(
     max_tokens: int,
     counter: TokenCounterFn,
 ) -> list[BaseMessage]:
-    """The suffix of candidate a summary buffer keeps verbatim when it folds: the newest whole
-    turns within keep_tokens, or the latest turn alone when it is bigger than that."""
+    """What a summary buffer keeps verbatim: the newest whole turns within keep_tokens."""
     starts = turn_starts(candidate)
     latest = candidate[starts[-1] :] if starts else []
     if counter([system, *latest]) > keep_tokens:
@@ -496,16 +474,8 @@ def _recent_turns(
 
 # Saved from notebooks/01_conversation_buffers.ipynb, In [12]: edit it there, then `make sync`.
 class SummaryBuffer(BufferBase):
-    """Recent turns verbatim, older turns folded into a running summary written by the model.
-
-    When the prompt (system prompt, summary, recent messages) would exceed `max_tokens`, the
-    oldest whole turns are folded into the summary until the system prompt plus the verbatim
-    rest fit `keep_tokens` (default: half the budget, so the model is not called on every turn).
-    The summary is asked for in at most `summary_words` words and rides in the system message;
-    keep the summary's tokens well under `max_tokens - keep_tokens`, or a long summary (or a
-    model that overshoots the word budget) can leave the prompt over `max_tokens` with nothing
-    left to fold.
-    """
+    """Recent turns verbatim, older turns folded into a running summary written by the model
+    whenever the prompt would pass `max_tokens` (keep the summary well under that budget)."""
 
     def __init__(
         self,

@@ -322,7 +322,7 @@ def route_after_chat(threshold: int, *, tools: bool = False) -> Callable[[Summar
     return route
 
 
-# Saved from notebooks/06_summary_rotation.ipynb, In [21]: edit it there, then `make sync`.
+# Saved from notebooks/06_summary_rotation.ipynb, In [18]: edit it there, then `make sync`.
 def build_rotation_graph(
     model: BaseChatModel,
     *,

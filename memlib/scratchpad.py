@@ -47,7 +47,7 @@ CITATION = re.compile(r"\[([^\[\]\n]{1,200})\]")  # one bracket: [id] or [id1, i
 SOURCE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [6]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [5]: edit it there, then `make sync`.
 def merge_by_id(left: list[dict] | None, right: list[dict] | None) -> list[dict]:
     """Reducer: a new list, one dict per 'id'; a later dict with a known id replaces it in place."""
     merged, position = [], {}
@@ -67,7 +67,7 @@ def merge_by_id(left: list[dict] | None, right: list[dict] | None) -> list[dict]
     return merged
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [7]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [6]: edit it there, then `make sync`.
 def add_unique(left: list | None, right: list | None) -> list:
     """Reducer: a new list with right's items appended unless already present, order kept."""
     for side in (left, right):
@@ -80,7 +80,7 @@ def add_unique(left: list | None, right: list | None) -> list:
     return merged
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [8]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [7]: edit it there, then `make sync`.
 class ResearchState(TypedDict):
     """Conversation plus scratchpad."""
 
@@ -94,7 +94,7 @@ class ResearchState(TypedDict):
     status: str  # new | researching | enough_evidence | out_of_iterations | exhausted | done
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [16]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [14]: edit it there, then `make sync`.
 class Grade(BaseModel):
     """Whether one document helps answer the question."""
 
@@ -199,7 +199,7 @@ ANSWER_PROMPT = (
 )
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [16]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [14]: edit it there, then `make sync`.
 def grader_messages(question: str, doc: dict) -> list:
     """The grading prompt for one document, its [id] and title included."""
     check_str(question, "question")
@@ -256,7 +256,7 @@ def check_research_args(
     return model
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [17]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [15]: edit it there, then `make sync`.
 def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]:
     """(question, doc) -> (relevant, reason): a structured Grade if the model has it, else yes/no text."""
     check_chat_model(model)
@@ -278,7 +278,7 @@ def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]
     return grade_doc
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [19]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [17]: edit it there, then `make sync`.
 def make_plan(min_evidence: int) -> Callable[[ResearchState], dict]:
     """The plan node: search the first part of the question that has too little evidence."""
     check_int(min_evidence, "min_evidence", minimum=1)
@@ -298,7 +298,7 @@ def make_plan(min_evidence: int) -> Callable[[ResearchState], dict]:
     return plan
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [20]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [18]: edit it there, then `make sync`.
 def make_retrieve(index: CorpusIndex, k: int) -> Callable[[ResearchState], dict]:
     """The retrieve node: the top k unseen documents for current_query."""
     if not isinstance(index, CorpusIndex):
@@ -318,7 +318,7 @@ def make_retrieve(index: CorpusIndex, k: int) -> Callable[[ResearchState], dict]
     return retrieve
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [21]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [19]: edit it there, then `make sync`.
 def grade_new_docs(state: ResearchState, grader: Callable) -> list[dict]:
     """Verdicts on the documents not graded yet: superseded ones by metadata, the rest by the grader."""
     query = state["current_query"]
@@ -335,7 +335,7 @@ def grade_new_docs(state: ResearchState, grader: Callable) -> list[dict]:
     return verdicts
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [22]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [20]: edit it there, then `make sync`.
 def next_status(
     state: ResearchState, verdicts: list[dict], min_evidence: int, max_iterations: int
 ) -> str:
@@ -351,7 +351,7 @@ def next_status(
     return "researching"
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [23]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [21]: edit it there, then `make sync`.
 def make_grade(grader: Callable, min_evidence: int, max_iterations: int) -> Callable:
     """The grade node: grade the new documents, count the round, set status."""
     if not callable(grader):
@@ -376,13 +376,13 @@ def make_grade(grader: Callable, min_evidence: int, max_iterations: int) -> Call
     return grade
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [22]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [20]: edit it there, then `make sync`.
 def route_after_grade(state: ResearchState) -> str:
     """The edge after grade: 'plan' while researching, else 'answer'."""
     return "plan" if state["status"] == "researching" else "answer"
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [24]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [22]: edit it there, then `make sync`.
 def make_synthesize(model: BaseChatModel) -> Callable[[ResearchState], dict]:
     """The synthesize node: a cited answer from the kept documents, the only message a run adds."""
     check_chat_model(model)
@@ -402,7 +402,7 @@ def make_synthesize(model: BaseChatModel) -> Callable[[ResearchState], dict]:
     return synthesize
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [36]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [29]: edit it there, then `make sync`.
 def review(state: ResearchState) -> dict:
     """The review node: pause for a human to approve the kept evidence or drop some of it."""
     kept = [d["id"] for d in kept_docs(state)]
@@ -418,7 +418,7 @@ def review(state: ResearchState) -> dict:
     return {"graded_docs": verdicts, "reasoning_notes": [note]}
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [25]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [23]: edit it there, then `make sync`.
 def build_research_graph(
     index: CorpusIndex,
     model: BaseChatModel,

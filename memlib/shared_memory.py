@@ -68,7 +68,7 @@ class Grant:
             raise ValueError(f"grant {self.prefix!r} gives neither read nor write")
 
 
-# Saved from notebooks/05_cross_agent_memory.ipynb, In [12]: edit it there, then `make sync`.
+# Saved from notebooks/05_cross_agent_memory.ipynb, In [10]: edit it there, then `make sync`.
 def permits(grants: Sequence[Grant], namespace: tuple[str, ...], action: str) -> bool:
     """True if one of `grants` lets its holder `action` ("read" or "write") `namespace`."""
     if action not in ("read", "write"):
@@ -79,7 +79,7 @@ def permits(grants: Sequence[Grant], namespace: tuple[str, ...], action: str) ->
     return any(getattr(g, action) and namespace[: len(g.prefix)] == g.prefix for g in grants)
 
 
-# Saved from notebooks/05_cross_agent_memory.ipynb, In [13]: edit it there, then `make sync`.
+# Saved from notebooks/05_cross_agent_memory.ipynb, In [11]: edit it there, then `make sync`.
 def authorize(agent: str, grants: Sequence[Grant], ops: Sequence[Op]) -> None:
     """PermissionError naming the first operation of a batch that `grants` do not allow."""
     for op in ops:

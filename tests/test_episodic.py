@@ -605,6 +605,12 @@ def test_bad_input_recall_episodes(store):
         recall_episodes(store, "ana", TASK, k="3")
     with pytest.raises(TypeError, match="date"):
         recall_episodes(store, "ana", TASK, since=[2025])
+    with pytest.raises(ValueError, match="' '"):
+        recall_episodes(store, "ana", " ")
+    with pytest.raises(ValueError, match="k must be >= 1, got 0"):
+        recall_episodes(store, "ana", TASK, k=0)
+    with pytest.raises(ValueError, match="'2025-02-30'"):
+        recall_episodes(store, "ana", TASK, since="2025-02-30")
 
 
 def test_bad_input_save_episode():
@@ -617,4 +623,6 @@ def test_bad_input_save_episode():
         save_episode(s, "ana", 42, "debugging", "2025-01-01")
     with pytest.raises(TypeError, match="7"):
         save_episode(s, "ana", DATES, "debugging", "2025-01-01", key=7)
+    with pytest.raises(ValueError, match="'last Tuesday'"):
+        save_episode(s, "ana", DATES, "debugging", "last Tuesday")
     assert len(s) == 0

@@ -538,6 +538,13 @@ def test_bad_input_build_rotation_graph():
         build_rotation_graph(_TestOnlyFakeModel(), threshold=4, keep_last=2, checkpointer="mem")
     with pytest.raises(TypeError, match="tools must be a list.*'weather'"):
         build_rotation_graph(_TestOnlyFakeModel(), threshold=4, keep_last=2, tools="weather")
+    # budgets that cannot work, refused before any graph is built (moved from notebook 06)
+    with pytest.raises(ValueError, match="keep_last=9 is larger than threshold=8"):
+        build_rotation_graph(_TestOnlyFakeModel(), threshold=8, keep_last=9)
+    with pytest.raises(ValueError, match="threshold must be >= 1, got 0"):
+        build_rotation_graph(_TestOnlyFakeModel(), threshold=0, keep_last=0)
+    with pytest.raises(ValueError, match="summary_words must be >= 1, got -5"):
+        build_rotation_graph(_TestOnlyFakeModel(), threshold=8, keep_last=2, summary_words=-5)
 
 
 def test_bad_input_PromptRecorder():

@@ -262,6 +262,8 @@ def test_bad_input_build_research_graph(index, model):
         build_research_graph(index, model, human_review="yes")
     with pytest.raises(ValueError, match="k must be >= 1, got 0"):
         build_research_graph(index, model, k=0)
+    with pytest.raises(ValueError, match="max_iterations must be >= 1, got 0"):
+        build_research_graph(index, model, max_iterations=0)
 
 
 def test_bad_input_research_summary():

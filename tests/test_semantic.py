@@ -394,6 +394,10 @@ def test_bad_input_load_memories():
         load_memories(None, "ana", "Where do I live?")
     with pytest.raises(TypeError, match="'3'"):
         load_memories(filled("memory"), "ana", "Where do I live?", k="3")
+    with pytest.raises(ValueError, match="''"):
+        load_memories(filled("memory"), "", "Where do I live?")
+    with pytest.raises(ValueError, match="k must be >= 1, got 0"):
+        load_memories(filled("memory"), "ana", "Where do I live?", k=0)
 
 
 def test_bad_input_memory_changes():
@@ -414,6 +418,15 @@ def test_bad_input_patch_profile():
     with pytest.raises(ValueError, match="shoe_size"):
         patch_profile(store, "ana", {"shoe_size": 38})
     assert read_profile(store, "ana") == (None, None)
+    patch_profile(store, "ana", {"location": "Porto"})
+    before = read_profile(store, "ana")
+    with pytest.raises((TypeError, ValueError), match="expertise.*'Spark'|'Spark'.*expertise"):
+        patch_profile(store, "ana", {"location": "Braga", "expertise": "Spark"})
+    with pytest.raises(ValueError, match="shoe_size"):
+        patch_profile(store, "ana", {"location": "Braga", "shoe_size": 38})
+    with pytest.raises(TypeError, match="42"):
+        patch_profile(store, 42, {"location": "Braga"})
+    assert read_profile(store, "ana") == before  # nothing half-written
 
 
 def test_bad_input_read_profile():

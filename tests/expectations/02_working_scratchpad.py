@@ -15,7 +15,6 @@ EXPECT = {
     "in_place_sync_corrupted_runs": ("==", 0),
     "copy_corrupted_runs": ("==", 0),
     "reducer_corrupted_runs": ("==", 0),
-    "bad_inputs_refused": ("==", 2),
     # the research loop on the default question: rounds, documents retrieved / graded relevant,
     # superseded documents dropped by the rule, kept documents the answer cites, other [id]s it cites
     "iterations": ("between", 2, 3),

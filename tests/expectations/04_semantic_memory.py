@@ -82,11 +82,9 @@ EXPECT = {
     "new_thread_answer_location_right": ("true",),
     "new_thread_answer_dog_right": ("true",),
     "other_user_sees_nothing": ("true",),
-    # pitfalls and bad input
+    # pitfalls (bad input: tests/test_semantic.py)
     "kind_keyerror_reproduced": ("true",),
     "int_user_id_error_reproduced": ("true",),
-    "bad_inputs_refused": ("==", 5),
-    "profile_unchanged_after_bad_input": ("true",),
 }
 
 # The openai variant (ChatOpenAI against the local server, MiniLM served over HTTP) records the

@@ -52,7 +52,7 @@ EXPECT = {
     "leaks_other_agent_org_agent_user": ("==", 0),
     "leaks_other_org_org_agent_user": ("==", 0),
     "found_org_agent_user": ("==", 14),
-    # grants, agents, provenance, conflicts, bad input
+    # grants, agents, provenance, conflicts (bad input: tests/test_shared_memory.py)
     "permission_denials": ("==", 3),
     "finding_in_writer_sources": ("true",),
     "reader_found_writer_finding": ("true",),  # first source, with the offline model's finding
@@ -61,8 +61,6 @@ EXPECT = {
     "items_with_provenance": ("==", 4),
     "conflict_revision": ("==", 2),
     "versions_kept": ("==", 2),
-    "bad_inputs_refused": ("==", 4),
-    "nothing_half_written": ("true",),
 }
 
 # The OpenAI client path gives the same figures: the server answers with the offline model and
