@@ -273,7 +273,7 @@ def create_prompt(
     return v1
 
 
-# Saved from notebooks/08_procedural_memory.ipynb, In [11]: edit it there, then `make sync`.
+# Saved from notebooks/08_procedural_memory.ipynb, In [10]: edit it there, then `make sync`.
 def propose_prompt(
     store: BaseStore,
     agent: str,
@@ -326,7 +326,7 @@ def review_version(store, agent, version, reviewer, now, status, note) -> Prompt
     )
 
 
-# Saved from notebooks/08_procedural_memory.ipynb, In [14]: edit it there, then `make sync`.
+# Saved from notebooks/08_procedural_memory.ipynb, In [12]: edit it there, then `make sync`.
 def approve(
     store: BaseStore,
     agent: str,
@@ -351,7 +351,7 @@ def approve(
     return decided
 
 
-# Saved from notebooks/08_procedural_memory.ipynb, In [18]: edit it there, then `make sync`.
+# Saved from notebooks/08_procedural_memory.ipynb, In [16]: edit it there, then `make sync`.
 def reject(
     store: BaseStore,
     agent: str,
@@ -369,7 +369,7 @@ def reject(
     return decided
 
 
-# Saved from notebooks/08_procedural_memory.ipynb, In [21]: edit it there, then `make sync`.
+# Saved from notebooks/08_procedural_memory.ipynb, In [18]: edit it there, then `make sync`.
 def rollback(
     store: BaseStore,
     agent: str,

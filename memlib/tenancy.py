@@ -29,16 +29,16 @@ from memlib.backends import sqlite_connections, sqlite_scrub
 from memlib.checks import USER_LAYOUTS, check_checkpointer, check_store, check_user_id
 from memlib.rotation import prune_history
 
-# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
+# Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 PAGE = 1000
 
 
-# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
+# Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 def _owned(namespace: tuple[str, ...], user_id: str) -> bool:
     return any(namespace[: len(p) + 1] == (*p, user_id) for p in USER_LAYOUTS)
 
 
-# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
+# Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 def user_namespaces(store, user_id: str) -> list[tuple[str, ...]]:
     """Every namespace holding the user's items: the label after a USER_LAYOUTS prefix is theirs."""
     uid = check_user_id(user_id)
@@ -52,7 +52,7 @@ def user_namespaces(store, user_id: str) -> list[tuple[str, ...]]:
     return sorted(set(found))
 
 
-# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
+# Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 def _delete_items(store, user_id: str) -> int:
     """Delete every item in the user's position, each under its own namespace, page by page."""
     deleted = 0
@@ -68,7 +68,7 @@ def _delete_items(store, user_id: str) -> int:
     return deleted
 
 
-# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
+# Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 def user_threads(checkpointer, user_id: str) -> list[str]:
     """The thread ids whose checkpoints were written with configurable user_id == user_id."""
     uid = check_user_id(user_id)
@@ -78,7 +78,7 @@ def user_threads(checkpointer, user_id: str) -> list[str]:
     )
 
 
-# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
+# Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), threads=()) -> dict:
     """Forget one user: pending writes, items, namespaces, threads and freed bytes. Idempotent."""
     uid = check_user_id(user_id)
@@ -117,7 +117,7 @@ def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), th
     }
 
 
-# Saved from notebooks/09_full_memory_agent.ipynb, In [23]: edit it there, then `make sync`.
+# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
 def export_user(store, checkpointer, user_id: str) -> dict:
     """Everything stored about a user as one JSON-able document: items, with their provenance and validity fields, and threads."""
     uid = check_user_id(user_id)

@@ -46,7 +46,7 @@ from memlib.semantic import fact_text
 
 DATA = DATA_DIR / "writers"
 
-# Saved from notebooks/07_background_vs_hot_path.ipynb, In [16]: edit it there, then `make sync`.
+# Saved from notebooks/07_background_vs_hot_path.ipynb, In [15]: edit it there, then `make sync`.
 EXPLICIT_REQUEST = re.compile(
     r"^\s*(?:please\s+)?(?:remember|don'?t forget|do not forget|note)\b(?:\s+that)?", re.IGNORECASE
 )
@@ -100,7 +100,7 @@ def make_load_memory_node(namespace: Sequence[str], k: int = 3):
     return load_memory
 
 
-# Saved from notebooks/07_background_vs_hot_path.ipynb, In [16]: edit it there, then `make sync`.
+# Saved from notebooks/07_background_vs_hot_path.ipynb, In [15]: edit it there, then `make sync`.
 def is_explicit_request(text: str) -> bool:
     """True when the user asks outright to be remembered ("remember that ...", "please note ...")."""
     if not isinstance(text, str):
@@ -141,21 +141,19 @@ def settle(futures: Iterable[Future], timeout: float = 60.0) -> Settled:
     return Settled(ran, cancelled, failed, errors)
 
 
-# Saved from notebooks/07_background_vs_hot_path.ipynb, In [18]: edit it there, then `make sync`.
+# Saved from notebooks/07_background_vs_hot_path.ipynb, In [16]: edit it there, then `make sync`.
 class BlendedWriter:
     """Explicit requests to a hot-path runnable now; other exchanges to a ReflectionExecutor, debounced."""
 
     def __init__(self, hot_path, executor, *, after_seconds: float = 1.0, is_explicit=None):
-        if not callable(getattr(hot_path, "invoke", None)):
-            raise TypeError(
-                f"hot_path must be a runnable with .invoke (e.g. an agent), got "
-                f"{type(hot_path).__name__}: {hot_path!r}"
-            )
-        if not callable(getattr(executor, "submit", None)):
-            raise TypeError(
-                f"executor must have .submit (e.g. a ReflectionExecutor), got "
-                f"{type(executor).__name__}: {executor!r}"
-            )
+        for name, value, method in (
+            ("hot_path", hot_path, "invoke"),
+            ("executor", executor, "submit"),
+        ):
+            if not callable(getattr(value, method, None)):
+                raise TypeError(
+                    f"{name} must have .{method}, got {type(value).__name__}: {value!r}"
+                )
         if is_explicit is not None and not callable(is_explicit):
             raise TypeError(f"is_explicit must be a function of the text, got {is_explicit!r}")
         self.hot_path = hot_path
@@ -166,10 +164,6 @@ class BlendedWriter:
         self._transcripts: dict[tuple[str, str], list] = {}
         self._pending: dict[str, list[Future]] = {}  # user id -> background futures
 
-    def route(self, text: str) -> str:
-        """'hot' for an explicit request, else 'background'."""
-        return "hot" if self.is_explicit(text) else "background"
-
     def write(self, user_text: str, reply_text: str, *, user_id: str, thread_id: str):
         """Write one exchange: returns ('hot', agent result) or ('background', future)."""
         user_id = check_user_id(user_id)
@@ -177,9 +171,8 @@ class BlendedWriter:
         check_str(user_text, "user_text", allow_empty=True)
         check_str(reply_text, "reply_text", allow_empty=True)
         config = {"configurable": {"user_id": user_id, "thread_id": thread_id}}
-        if self.route(user_text) == "hot":
-            result = self.hot_path.invoke({"messages": [("user", user_text)]}, config)
-            return "hot", result
+        if self.is_explicit(user_text):
+            return "hot", self.hot_path.invoke({"messages": [("user", user_text)]}, config)
         # explicit requests stay out of the background transcript: written once, not twice
         transcript = self._transcripts.setdefault((user_id, thread_id), [])
         transcript = transcript + [

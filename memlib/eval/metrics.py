@@ -51,7 +51,7 @@ def says_dont_know(reply: str) -> bool:
     return DONT_KNOW.search(normalise(reply)) is not None
 
 
-# Saved from notebooks/11_evaluating_memory.ipynb, In [6]: edit it there, then `make sync`.
+# Saved from notebooks/11_evaluating_memory.ipynb, In [5]: edit it there, then `make sync`.
 def grade(question: dict, reply: str) -> dict:
     """{correct, stale, abstained} for one reply to one dataset question."""
     if not isinstance(question, dict) or "type" not in question or "answer" not in question:

@@ -10,18 +10,17 @@ debounce lets a run through mid-session), so they are pinned here, not asserted 
 
 EXPECT = {
     # design 1: memory tools in the agent loop; offline: search, write, reply in every turn
-    "hot_visible_immediately": ("true",),  # a store read finds the preference after the turn
     "hot_answer_immediately": ("true",),  # and the agent's answer in another thread says it
-    "hot_max_calls_per_turn": ("==", 3),
+    "hot_path_max_calls_per_turn": ("==", 3),
     "hot_path_calls_on_path": ("==", 21),  # 7 turns x 3 calls
     # design 2: lean graph + debounced ReflectionExecutor
-    "bg_calls_per_turn": ("==", 1),
-    "bg_visible_before_extraction": ("false",),  # 4 turns in well under the 2 s window
+    "background_max_calls_per_turn": ("==", 1),
     "bg_loaded_before_extraction": ("==", 0),
     "bg_answer_before_extraction": ("false",),
     "bg_visible_after_extraction": ("true",),
-    # the table's "units readable right after the turn" column (2026-12-02): the same two readings,
-    # plus the blend's, taken right after its hot-path write of the units request
+    # "units readable right after the turn": a store read right after the hot path's turn finds
+    # the preference; the background's does not (4 turns well under the 2 s window); the blend's
+    # hot-path write of the units request is readable at once
     "hot_path_readable_right_after": ("true",),
     "background_readable_right_after": ("false",),
     "blend_readable_right_after": ("true",),
@@ -31,8 +30,6 @@ EXPECT = {
     "background_calls_on_path": ("==", 7),
     "background_extractions": ("==", 2),  # one per session
     "flush_ran": ("==", 1),
-    "burst_ran": ("==", 1),  # 20 submits 0.5 s apart at most: the last one runs
-    "burst_failed": ("==", 0),
     # blend: explicit requests hot, the rest in the background
     "blend_calls_on_path": ("==", 11),  # 7 replies + 2 hot-writer calls on each of 2 explicit turns
     "blend_explicit_memories": ("==", 2),
@@ -55,9 +52,8 @@ EXPECT = {
     "hot_path_recall": ("==", 7),
     "background_recall": ("==", 7),
     "blend_recall": ("==", 7),
-    # pitfalls and bad input
+    # pitfall: one namespace for two writers
     "kind_error_mixed_namespace": ("true",),
-    "bad_inputs_refused": ("==", 4),
 }
 
 # Figures that may differ between the offline model in the kernel and the same model behind the

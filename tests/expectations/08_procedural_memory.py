@@ -4,20 +4,17 @@ Offline model only: the deterministic optimizer appends the feedback's instructi
 ("Always answer in one sentence.") under a heading, so its proposals are short, fit the budget,
 and grow by one rule per round; the offline answer model cuts a "one sentence" answer to its first
 sentence. The notebook asserts what holds on any model: the approved v2 carries the rule in some
-wording, refused proposals (bad input, the guardrail, an optimizer's text over budget) write
+wording, refused proposals (an optimizer's text over budget) write
 nothing and leave the active version as it was, pending versions are never run, rollback restores
 v1's exact text, multi-prompt proposals stay inactive until reviewed.
 """
 
 EXPECT = {
-    # v1 created approved, v2 (the gradient optimizer's text, within budget) approved, v3 rejected;
-    # the two hand-made proposals of section 7 were refused and wrote nothing
+    # v1 created approved, v2 (the gradient optimizer's text, within budget) approved, v3 rejected
     "versions_created": ("==", 3),
     "versions_approved": ("==", 2),
     "versions_rejected": ("==", 1),
     "optimizer_proposal_refused": ("false",),
-    "guardrail_refusals_clean": ("==", 2),
-    "bad_input_refusals_clean": ("==", 4),
     "pending_version_not_used": ("true",),
     "rollback_restores_exact_text": ("true",),
     "rollback_agent_runs_v1": ("true",),
