@@ -326,12 +326,23 @@ def cli(*args):
     )
 
 
-def test_cli_generates_runs_and_writes_json_and_trace(tmp_path):
+def test_cli_generates_runs_and_writes_json_and_trace(tmp_path, capsys):
     data, out, trace = tmp_path / "d.jsonl", tmp_path / "r.json", tmp_path / "t.jsonl"
-    done = cli(
-        "--generate", str(data), "--cases", "1", "--sessions", "6", "--turns", "2", "--facts", "2"
+    # --generate through main() in this process; the run below goes through a real `python -m`
+    status, err = cli_in_process(
+        capsys,
+        "--generate",
+        str(data),
+        "--cases",
+        "1",
+        "--sessions",
+        "6",
+        "--turns",
+        "2",
+        "--facts",
+        "2",
     )
-    assert done.returncode == 0, done.stderr
+    assert status == 0 and data.exists(), err
     done = cli(
         "--data", str(data), "--strategy", "full,oldest", "--out", str(out), "--trace", str(trace)
     )
@@ -501,7 +512,7 @@ def test_a_shared_store_must_start_clean_and_is_left_clean(tiny):
         evaluate(tiny[:1], "oldest", store_factory=lambda: shared, quiet=True)
 
 
-def test_cli_runs_on_a_backend_url(tmp_path):
+def test_cli_runs_on_a_backend_url(tmp_path, capsys):
     url = f"sqlite:///{tmp_path / 'eval.db'}"
     out = tmp_path / "r.json"
     done = cli(
@@ -509,8 +520,10 @@ def test_cli_runs_on_a_backend_url(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(out.read_text())["backend"] == url
-    done = cli("--data", str(SMALL), "--strategy", "oldest", "--backend", "bogus://x", "--quiet")
-    assert done.returncode == 2 and "bogus://x" in done.stderr
+    status, err = cli_in_process(  # a refused URL: main()'s exit status, in this process
+        capsys, "--data", str(SMALL), "--strategy", "oldest", "--backend", "bogus://x", "--quiet"
+    )
+    assert status == 2 and "bogus://x" in err
 
 
 @pytest.mark.parametrize("memory", ["langmem", "temporal"])
