@@ -39,7 +39,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 REFERENCE = ("full", "window", "trim", "oldest")  # not memory: the goal is about the others
 SWEEP = ("full", "summary", "semantic", "temporal")  # those present in STRATEGIES are swept
 LENGTHS = (10, 30, 100, 300, 1000, 1500, 2000)
-SIZES, SWEEP_LENGTHS = (30,), (10, 30, 100)  # the default run: about a minute
+SIZES, SWEEP_LENGTHS = (10,), (10, 30, 100)  # the default run: about a minute (notebook 11's size)
 LARGE_SIZES = (100, 500)  # --large: the README's table, with the sweep over LENGTHS
 TYPES = ("single-session", "multi-session", "knowledge-update", "temporal", "abstention")
 

@@ -7,7 +7,7 @@ benchmarks/results/<NAME>.json and drawn by that function, the same one the benc
 offline_model (drawn here too) is the offline model's benchmark, which lives beside it:
 offline_model/benchmarks/offline_eval.py writes offline_model/benchmarks/results/offline_model.json.
 Two benchmarks keep a second results file, drawn by the same table: recall_latency_large.json
-(recall_latency.py --large, `make bench LARGE=1`: 100,000 items) and eval_quick.json (eval.py's
+(recall_latency.py --large, `make bench LARGE=1`: 1,000 to 100,000 items) and eval_quick.json (eval.py's
 default run; its --large run writes eval.json, which notebook 12 reads). With no NAME every file
 present is printed.
 """
