@@ -94,16 +94,26 @@ sync:
 	$(PYTHON) scripts/sync_saved.py
 	@if [ -x $(VENV)/bin/ruff ]; then $(VENV)/bin/ruff format --quiet memlib; fi
 
-# Every benchmarks/*.py (each prints its table and writes benchmarks/results/<name>.json) and the
-# offline model's offline_model/benchmarks/*.py (writing offline_model/benchmarks/results/), timed,
-# then the README's tables from those JSON files. One: make bench BENCH=benchmarks/tokens.py
-# open_eval.py (the offline model on the open-domain sets, about 10 minutes) runs on request:
-# make bench BENCH=offline_model/benchmarks/open_eval.py
-BENCH ?= $(filter-out offline_model/benchmarks/open_eval.py,$(wildcard benchmarks/*.py offline_model/benchmarks/*.py))
+# Every benchmarks/*.py (each prints its table and writes benchmarks/results/<name>.json), timed,
+# then the README's tables from the JSON files: about 210 s of CPU, so about 4-5 minutes on 2
+# cores. One: make bench BENCH=benchmarks/tokens.py. The large runs are behind LARGE=1 (about an hour): the scripts in
+# LARGE_BENCH get --large (recall_latency.py measures 1,000 to 100,000 items into recall_latency_large.json,
+# eval.py runs 100 and 500 sessions and the sweep to 2,000 into eval.json; a default run writes
+# recall_latency.json and eval_quick.json and leaves those alone), and two long runs are added:
+# notebooks.py (every notebook, timed) and the offline model's offline_model/benchmarks/
+# offline_eval.py (writing offline_model/benchmarks/results/). On request only:
+# make bench BENCH=offline_model/benchmarks/open_eval.py (about 10 minutes);
+# make bench BENCH=benchmarks/recall_latency.py BENCH_ARGS=--million (about an hour).
+LONG_BENCH := benchmarks/notebooks.py offline_model/benchmarks/offline_eval.py
+ON_REQUEST := offline_model/benchmarks/open_eval.py $(if $(LARGE),,$(LONG_BENCH))
+BENCH ?= $(filter-out $(ON_REQUEST),$(wildcard benchmarks/*.py offline_model/benchmarks/*.py))
+LARGE_BENCH := benchmarks/recall_latency.py benchmarks/eval.py
 bench: $(STAMP)
 	@for f in $(BENCH); do \
-		echo "== $$f"; start=$$(date +%s); \
-		$(PY) $$f || exit 1; \
+		args="$(BENCH_ARGS)"; \
+		case " $(if $(LARGE),$(LARGE_BENCH)) " in *" $$f "*) args="$$args --large";; esac; \
+		echo "== $$f $$args"; start=$$(date +%s); \
+		$(PY) $$f $$args || exit 1; \
 		echo "== $$f: $$(( $$(date +%s) - start )) s"; \
 	done
 	@echo "== README tables (scripts/bench_table.py)"

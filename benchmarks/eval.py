@@ -15,8 +15,11 @@ Each row says which parts it meets. A strategy added to STRATEGIES (the `tempora
 judged with no change here. The sweep runs `SWEEP` (full history against memory) at each length on
 one generated user (18 questions): accuracy, prompt tokens per question and the share refused.
 
-Usage: python benchmarks/eval.py [--sizes 100 500] [--strategies ...] [--sweep 10 ... 2000]
-Writes benchmarks/results/eval.json.
+Usage: python benchmarks/eval.py [--large] [--sizes N ...] [--strategies ...] [--sweep N ...]
+By default (what `make bench` runs) every strategy at SIZES sessions and the sweep to
+SWEEP_LENGTHS, written to benchmarks/results/eval_quick.json; --large (`make bench LARGE=1`) runs
+LARGE_SIZES and the sweep to 2,000 sessions (about 40 minutes on 2 cores) into eval.json, the file
+the README's tables and notebook 12 read, which a default run leaves alone.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 REFERENCE = ("full", "window", "trim", "oldest")  # not memory: the goal is about the others
 SWEEP = ("full", "summary", "semantic", "temporal")  # those present in STRATEGIES are swept
 LENGTHS = (10, 30, 100, 300, 1000, 1500, 2000)
+SIZES, SWEEP_LENGTHS = (10,), (10, 30, 100)  # the default run: about a minute (notebook 11's size)
+LARGE_SIZES = (100, 500)  # --large: the README's table, with the sweep over LENGTHS
 TYPES = ("single-session", "multi-session", "knowledge-update", "temporal", "abstention")
 
 
@@ -153,15 +158,25 @@ def table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> None:
+def parse_args(argv=None) -> argparse.Namespace:
+    """The command line, with --large's or the default run's sizes, sweep and results file."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sizes", type=int, nargs="*", default=[100, 500])
+    p.add_argument("--large", action="store_true", help=f"sizes {LARGE_SIZES}, sweep {LENGTHS}")
+    p.add_argument("--sizes", type=int, nargs="*", help=f"sessions (default {SIZES})")
     p.add_argument("--strategies", nargs="*", default=None)
-    p.add_argument(
-        "--sweep", type=int, nargs="*", default=list(LENGTHS), help="lengths; none: skip"
-    )
-    p.add_argument("--out", type=Path, default=RESULTS / "eval.json")
+    p.add_argument("--sweep", type=int, nargs="*", help="lengths; none: skip")
+    p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
+    if args.sizes is None:
+        args.sizes = list(LARGE_SIZES if args.large else SIZES)
+    if args.sweep is None:
+        args.sweep = list(LENGTHS if args.large else SWEEP_LENGTHS)
+    args.out = args.out or RESULTS / ("eval.json" if args.large else "eval_quick.json")
+    return args
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
     start = time.perf_counter()
     result = run(args.sizes, args.strategies)
     if args.sweep:

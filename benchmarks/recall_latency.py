@@ -30,8 +30,10 @@ store's defaults (efSearch 128, nprobe 16). The ivf_sq store is built through th
 the live vectors and retrains them each time it could hold 1.4 times as many lists (about every
 doubling: at 31k, 61k, 120k, 236k, 463k and 908k in batches of 1,000), all inside build_s.
 
-Usage: python benchmarks/recall_latency.py [--quick] [--million] [--sizes 1000 10000] [--out PATH]
---million adds 1,000,000 items for the stores that build them at all on this machine (faiss_flat,
+Usage: python benchmarks/recall_latency.py [--large | --million] [--sizes 1000 10000] [--out PATH]
+By default 10,000 items, written to recall_latency.json (what `make bench` runs); --large measures
+1,000, 10,000 and 100,000 (about 20 minutes on 2 cores: the graph builds) and writes recall_latency_large.json,
+so a default run does not overwrite it; --million adds 1,000,000 items for the stores that build them at all on this machine (faiss_flat,
 faiss_ivf_sq: 29 minutes niced at load 9, numpy). Writes a JSON list of rows {"store", "n", "scope", "p50_ms", "p95_ms",
 "recall_at_10", "rss_mb", "vector_ratio" (index file bytes / float32 vector bytes), "build_s",
 "put_ms_p50", "reopen_s", "load_avg" (1-minute load average at the end of the row), ...}.
@@ -304,10 +306,15 @@ def run_one(kind: str, n: int, n_queries: int, seed: int = 0) -> list[dict]:
 
 
 def queries_for(kind: str, n: int, n_queries: int) -> int:
-    # InMemoryStore takes seconds per query at 100k, SQLite half a second at 10k: fewer there.
+    # InMemoryStore takes seconds per query at 100k (0.1 s at 10k), SQLite half a second at 10k:
+    # fewer there
     if kind in ("inmemory", "sqlite", "postgres") and n >= 100_000:
         return min(n_queries, 20)
-    return min(n_queries, 50) if kind in ("sqlite", "postgres") and n >= 10_000 else n_queries
+    return (
+        min(n_queries, 50)
+        if kind in ("inmemory", "sqlite", "postgres") and n >= 10_000
+        else n_queries
+    )
 
 
 def run_subprocess(kind: str, n: int, n_queries: int) -> list[dict]:
@@ -382,11 +389,22 @@ def check_targets(rows: list[dict]) -> list[str]:
     return out
 
 
+def plan(sizes=None, *, large=False, million=False) -> tuple[list[int], Path]:
+    """The item counts of a run and its results file: 10k in recall_latency.json; --large 1k, 10k
+    and 100k (recall_latency_large.json), --million those and 1M; --sizes N... its own file."""
+    run = "million" if million else "large" if large else ""
+    name = "sizes" if sizes else run
+    sizes = sizes or ([1_000, 10_000, 100_000] if run else [10_000])
+    sizes = [*sizes, 1_000_000] if million else sizes
+    return sizes, RESULTS / (f"recall_latency_{name}.json" if name else "recall_latency.json")
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="1k and 10k items only")
-    parser.add_argument("--million", action="store_true", help="add 1,000,000 items (slow)")
-    parser.add_argument("--sizes", type=int, nargs="+", help="item counts (default 1k 10k 100k)")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--large", action="store_true", help="1k, 10k and 100k items (slow)")
+    size.add_argument("--million", action="store_true", help="add 100k and 1,000,000 (slower)")
+    parser.add_argument("--sizes", type=int, nargs="+", help="item counts (default 10k)")
     parser.add_argument("--queries", type=int, default=200, help="queries per store and size")
     parser.add_argument("--stores", nargs="+", choices=STORES, default=list(STORES))
     parser.add_argument("--out", type=Path, help="JSON output path")
@@ -400,10 +418,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
         print(json.dumps(run_one(kind, n, nq)))
         return []
 
-    sizes = args.sizes or ([1_000, 10_000] if args.quick else [1_000, 10_000, 100_000])
-    sizes = [*sizes, 1_000_000] if args.million else sizes
-    name = "recall_latency_million.json" if args.million else "recall_latency.json"
-    out = args.out or RESULTS / ("recall_latency_quick.json" if args.quick or args.sizes else name)
+    sizes, out = plan(args.sizes, large=args.large, million=args.million)
+    out = args.out or out
     rows: list[dict] = []
     started = time.perf_counter()
     for n in sizes:

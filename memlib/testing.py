@@ -23,10 +23,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import importlib.util
 import json
 import math
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -180,18 +183,14 @@ def backend_environment(env: dict[str, str] | None):
     if env is None:
         yield
         return
-    saved = {k: os.environ.get(k) for k in _BACKEND_VARS}
+    saved = {k: os.environ.pop(k) for k in _BACKEND_VARS if k in os.environ}
     try:
-        for k in _BACKEND_VARS:
-            os.environ.pop(k, None)
         os.environ.update(env)
         yield
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        for k in _BACKEND_VARS:
+            os.environ.pop(k, None)
+        os.environ.update(saved)
 
 
 @contextlib.contextmanager
@@ -272,15 +271,19 @@ def _private_ipc_kernel_manager():
     TCP kernels print "Kernel is running over TCP without encryption" on every start; IPC sockets
     named relative to the working directory collided when two runs started at once. Each kernel
     here gets a fresh temporary directory, removed when the kernel's files are cleaned up."""
-    import shutil
-    import tempfile
-
     from jupyter_client.manager import KernelManager
 
     class PrivateIPCKernelManager(KernelManager):
         def __init__(self, **kwargs):
             self._ipc_dir = tempfile.mkdtemp(prefix="memlib-kernel-")
             super().__init__(transport="ipc", ip=os.path.join(self._ipc_dir, "ipc"), **kwargs)
+
+        async def _async_launch_kernel(self, kernel_cmd, **kw) -> None:
+            # the Makefile's bytecode rule, for kernels started without make: ~6 s of CPU each
+            env = kw["env"] = dict(kw.get("env") or os.environ)
+            if env.pop("PYTHONDONTWRITEBYTECODE", None):
+                env.setdefault("PYTHONPYCACHEPREFIX", str(ROOT / "build" / "pycache"))
+            await super()._async_launch_kernel(kernel_cmd, **kw)
 
         def cleanup_resources(self, restart: bool = False) -> None:
             super().cleanup_resources(restart=restart)
@@ -314,8 +317,6 @@ EXPECTATIONS = ROOT / "tests" / "expectations"
 
 def load_expectations(stem: str):
     """tests/expectations/<stem>.py as a module (EXPECT, OPENAI_DIFFERENCES, TECHNIQUE), or None."""
-    import importlib.util
-
     check_kind(stem, str, "stem", "a notebook's file stem (str)")
     path = EXPECTATIONS / f"{stem}.py"
     if not path.exists():

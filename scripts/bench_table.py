@@ -6,6 +6,10 @@ that defines `table(result) -> str` (tokens, notebooks, calls, eval): its JSON i
 benchmarks/results/<NAME>.json and drawn by that function, the same one the benchmark prints with.
 offline_model (drawn here too) is the offline model's benchmark, which lives beside it:
 offline_model/benchmarks/offline_eval.py writes offline_model/benchmarks/results/offline_model.json.
+Two benchmarks keep a second results file, drawn by the same table: recall_latency_large.json
+(recall_latency.py --large, `make bench LARGE=1`: 1,000 to 100,000 items) and eval_quick.json (eval.py's
+default run; its --large run writes eval.json, which notebook 12 reads). With no NAME every file
+present is printed.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ BENCH = ROOT / "benchmarks"
 RESULTS = BENCH / "results"
 OFFLINE_RESULTS = ROOT / "offline_model" / "benchmarks" / "results"
 BENCHMARKS = ("recall_latency", "tokens", "notebooks", "calls", "eval", "offline_model")
+OTHER_RUNS = {"recall_latency_large": "--large", "eval_quick": ""}  # and the flag writing each
 # Benchmarks whose script and results are not benchmarks/<name>.py and benchmarks/results/
 ELSEWHERE = {"offline_model": ("offline_model/benchmarks/offline_eval.py", OFFLINE_RESULTS)}
 NAMES = {
@@ -114,20 +119,37 @@ def load_benchmark(name: str):
     return module
 
 
+def names_known() -> tuple[str, ...]:
+    """Every name render() takes: BENCHMARKS, each followed by its other run if it has one."""
+    return tuple(n for b in BENCHMARKS for n in (b, *(o for o in OTHER_RUNS if o.startswith(b))))
+
+
 def script_and_results(name: str) -> tuple[str, Path]:
     """The benchmark's script (relative to the repository) and the folder of its results."""
     return ELSEWHERE.get(name, (f"benchmarks/{name}.py", RESULTS))
 
 
+def benchmark_of(name: str) -> str:
+    """The benchmark a results name belongs to: recall_latency_large -> recall_latency."""
+    return name.rsplit("_", 1)[0] if name in OTHER_RUNS else name
+
+
+def results_path(name: str) -> Path:
+    """Where a name's JSON is: its benchmark's results folder, <name>.json."""
+    return script_and_results(benchmark_of(name))[1] / f"{name}.json"
+
+
 def render(name: str, results: Path | None = None) -> str:
     """The README table of one benchmark, from its JSON (in `results`, default: its own folder)."""
-    if name not in BENCHMARKS:
-        raise ValueError(f"unknown benchmark {name!r}; expected one of {BENCHMARKS}")
-    script, default = script_and_results(name)
+    if name not in names_known():
+        raise ValueError(f"unknown benchmark {name!r}; expected one of {names_known()}")
+    script, default = script_and_results(benchmark_of(name))
     path = (results or default) / f"{name}.json"
     if not path.is_file():
-        raise FileNotFoundError(f"no results at {path}: run `python {script}` first")
+        flag = f" {OTHER_RUNS[name]}" if OTHER_RUNS.get(name) else ""
+        raise FileNotFoundError(f"no results at {path}: run `python {script}{flag}` first")
     data = json.loads(path.read_text())
+    name = benchmark_of(name)
     if name == "recall_latency":
         return recall_latency_table(data)
     if name == "offline_model":
@@ -141,18 +163,16 @@ def render(name: str, results: Path | None = None) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("names", nargs="*", help=f"benchmarks to print, of {', '.join(BENCHMARKS)}")
+    parser.add_argument("names", nargs="*", help=f"of {', '.join(names_known())}")
     args = parser.parse_args(argv)
-    names = args.names or [
-        n for n in BENCHMARKS if (script_and_results(n)[1] / f"{n}.json").is_file()
-    ]
+    names = args.names or [n for n in names_known() if results_path(n).is_file()]
     for i, name in enumerate(names):
         try:
             text = render(name)
         except (ValueError, FileNotFoundError) as exc:
             raise SystemExit(str(exc)) from None
         if len(names) > 1:
-            where = (script_and_results(name)[1] / f"{name}.json").relative_to(ROOT).as_posix()
+            where = results_path(name).relative_to(ROOT).as_posix()
             print(f"{'' if i == 0 else chr(10)}<!-- {name}: {where} -->")
         print(text)
 

@@ -337,7 +337,8 @@ def results_script(path: Path) -> Path:
     """The benchmark that writes a results file: benchmarks/<name>.py, or the offline model's."""
     if path.stem == "offline_model" and path.parent == OFFLINE_RESULTS:
         return OFFLINE_SCRIPT
-    return ROOT / "benchmarks" / f"{path.stem}.py"
+    script = ROOT / "benchmarks" / f"{path.stem}.py"  # recall_latency_large.json: recall_latency.py
+    return script if script.exists() else script.with_name(f"{path.stem.rsplit('_', 1)[0]}.py")
 
 
 def benchmarks_page(stems: list[str]) -> str:

@@ -270,8 +270,24 @@ def test_bench_table_renders_recall_latency_from_json(bench_table, tmp_path):
 def test_bad_names_and_missing_results(bench_table, tmp_path):
     with pytest.raises(ValueError, match="unknown benchmark 'bogus'"):
         bench_table.render("bogus", tmp_path)
+    with pytest.raises(ValueError, match="unknown benchmark 'tokens_large'"):
+        bench_table.render("tokens_large", tmp_path)  # tokens.py has no --large run
     with pytest.raises(FileNotFoundError, match="run `python benchmarks/calls.py` first"):
         bench_table.render("calls", tmp_path)
+    with pytest.raises(FileNotFoundError, match="recall_latency.py --large` first"):
+        bench_table.render("recall_latency_large", tmp_path)
+
+
+def test_bench_table_reads_the_large_runs_beside_the_default_ones(bench_table, tmp_path):
+    row = {"store": "numpy", "n": 100_000, "p50_ms": 5.0, "p95_ms": 6.0, "recall_at_10": 1.0}
+    (tmp_path / "recall_latency_large.json").write_text(json.dumps([{**row, "rss_mb": 148}]))
+    assert "| numpy brute force | 100,000 | all | 5.0 |" in bench_table.render(
+        "recall_latency_large", tmp_path
+    )
+    names = bench_table.names_known()
+    assert names.index("recall_latency_large") == names.index("recall_latency") + 1
+    assert names.index("eval_quick") == names.index("eval") + 1 and "tokens_large" not in names
+    assert bench_table.results_path("eval_quick") == bench_table.RESULTS / "eval_quick.json"
 
 
 # --- reading time -------------------------------------------------------------------------------

@@ -246,3 +246,8 @@ def test_benchmark_judges_each_part_of_the_goal_against_the_full_history():
     assert summary["meets_goal"] == all(summary["goal"].values())
     assert bench.goal_met_by(result) == {"6": ["summary"] if summary["meets_goal"] else []}
     assert "| 6 | summary |" in bench.table(result)
+    default, large = bench.parse_args([]), bench.parse_args(["--large"])
+    assert (default.sizes, default.sweep) == ([10], [10, 30, 100])
+    assert default.out.name == "eval_quick.json"  # a default run leaves eval.json alone
+    assert (large.sizes, large.sweep[-1], large.out.name) == ([100, 500], 2000, "eval.json")
+    assert bench.parse_args(["--large", "--sweep"]).sweep == []  # none: no sweep

@@ -66,6 +66,22 @@ def test_cli_writes_json_and_table(bench, tmp_path, capsys):
     assert "recall@10" in printed and "faiss_flat" in printed
 
 
+def test_default_run_is_small_and_large_runs_write_their_own_files(bench):
+    results = bench.RESULTS
+    assert bench.plan() == ([10_000], results / "recall_latency.json")
+    assert bench.plan(large=True) == (
+        [1_000, 10_000, 100_000],
+        results / "recall_latency_large.json",
+    )
+    sizes, out = bench.plan(million=True)
+    assert (
+        sizes == [1_000, 10_000, 100_000, 1_000_000] and out.name == "recall_latency_million.json"
+    )
+    assert bench.plan([300]) == ([300], results / "recall_latency_sizes.json")
+    with pytest.raises(SystemExit):  # one size option at a time
+        bench.main(["--large", "--million"])
+
+
 def test_targets_are_judged_from_rows(bench):
     rows = [
         {"store": "inmemory", "n": 10_000, "p50_ms": 200.0, "rss_mb": 200.0},

@@ -69,3 +69,31 @@ def test_bad_input_record():
         record("figure", [1, 2])
     with pytest.raises(ValueError, match="nan"):
         record("figure", float("nan"))
+
+
+def test_kernels_keep_bytecode_when_the_environment_forbids_writing_it(monkeypatch):
+    """With PYTHONDONTWRITEBYTECODE set, a kernel started by memlib.testing (python -m memlib,
+    benchmarks/notebooks.py) writes and reads bytecode under build/pycache, as `make` arranges."""
+    import asyncio
+
+    from jupyter_client.manager import KernelManager
+
+    from memlib import testing
+
+    launched = {}
+
+    async def launch(self, kernel_cmd, **kw):
+        launched.update(kw["env"])
+
+    monkeypatch.setattr(KernelManager, "_async_launch_kernel", launch)
+    manager = testing._private_ipc_kernel_manager()(kernel_name="memlib")
+    try:
+        env = {"PYTHONDONTWRITEBYTECODE": "1", "MEMLIB_LLM": "offline"}
+        asyncio.run(manager._async_launch_kernel(["python"], env=env))
+        assert "PYTHONDONTWRITEBYTECODE" not in launched and launched["MEMLIB_LLM"] == "offline"
+        assert launched["PYTHONPYCACHEPREFIX"] == str(testing.ROOT / "build" / "pycache")
+        launched.clear()  # a prefix the caller chose is kept; without the variable, nothing changes
+        asyncio.run(manager._async_launch_kernel(["python"], env={"PYTHONPYCACHEPREFIX": "/x"}))
+        assert launched == {"PYTHONPYCACHEPREFIX": "/x"}
+    finally:
+        manager.cleanup_resources()
