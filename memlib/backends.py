@@ -86,6 +86,7 @@ import math
 import os
 import re
 import threading
+import time
 import warnings
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -534,6 +535,15 @@ def _is_duplicate_column(error: Exception) -> bool:
     return isinstance(error, sqlite3x.OperationalError) and "duplicate column" in str(error)
 
 
+def _raced(error: Exception) -> bool:
+    """A store setup() that lost a race: SqliteStore reads its migration version, then migrates in
+    separate statements, so processes opening a new file at once each ran the same migration
+    ("UNIQUE constraint failed: store_migrations.v", or a duplicate column). Reading the version
+    again and going on from there is then right; every migration is otherwise idempotent."""
+    unique = isinstance(error, _sqlite_module().IntegrityError) and "migrations.v" in str(error)
+    return unique or _is_duplicate_column(error)
+
+
 @functools.cache
 def _sqlite_saver_classes():
     """SqliteSaver / AsyncSqliteSaver on pysqlite3: their setup() catches only the standard
@@ -590,7 +600,18 @@ def _sqlite_store_class():
     from langgraph.store.sqlite import SqliteStore
 
     class FixedSqliteStore(_CheckedStore, _SqliteFixes, SqliteStore):
-        """SqliteStore: expired items never returned, full pages, all-or-nothing batches."""
+        """SqliteStore: expired items never returned, full pages, all-or-nothing batches, and
+        processes that open a new file at once all set it up."""
+
+        def setup(self) -> None:
+            deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+            while True:
+                try:
+                    return super().setup()
+                except Exception as e:
+                    if not _raced(e) or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.01)  # the winner is migrating: read its version again
 
         @contextlib.contextmanager
         def _cursor(self, *, transaction: bool = True):
@@ -696,6 +717,43 @@ def _exact_in_namespace(sql: str) -> str:
     return _PG_ORDER_BY_DISTANCE.sub(r"ORDER BY (\1) + 0 ASC", sql, count=1)
 
 
+# LangGraph's PostgreSQL setup() reads its migration version, then migrates: processes opening a
+# new database at once ran the same migration ("duplicate key value violates unique constraint
+# store_migrations_pkey"). An advisory lock around setup() makes them take turns. It is polled
+# (pg_try_advisory_lock), never waited on: a session blocked inside its SELECT holds a transaction
+# open, which the holder's CREATE INDEX CONCURRENTLY waits for (a deadlock PostgreSQL detected).
+_PG_TRY = "SELECT pg_try_advisory_lock(7305069) AS got"
+_PG_UNLOCK = "SELECT pg_advisory_unlock(7305069)"
+
+
+def _pg_lock_wait(deadline: float) -> float:
+    if time.monotonic() > deadline:
+        raise TimeoutError("another process held the PostgreSQL setup lock for 30 s")
+    return 0.05
+
+
+@contextlib.contextmanager
+def _pg_setup_lock(conn):
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while not conn.execute(_PG_TRY).fetchone()["got"]:
+        time.sleep(_pg_lock_wait(deadline))
+    try:
+        yield
+    finally:
+        conn.execute(_PG_UNLOCK)
+
+
+@contextlib.asynccontextmanager
+async def _apg_setup_lock(conn):
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while not (await (await conn.execute(_PG_TRY)).fetchone())["got"]:
+        await asyncio.sleep(_pg_lock_wait(deadline))
+    try:
+        yield
+    finally:
+        await conn.execute(_PG_UNLOCK)
+
+
 def _pg_kwargs() -> dict:
     from psycopg.rows import dict_row
 
@@ -737,7 +795,8 @@ def open_checkpointer(url: str) -> Iterator[Any]:
 
         with Connection.connect(target, **_pg_kwargs()) as conn:
             saver = PostgresSaver(conn)
-            saver.setup()
+            with _pg_setup_lock(conn):
+                saver.setup()
             yield saver
 
 
@@ -770,7 +829,8 @@ def open_store(url: str, *, index: Mapping | None = None, ttl: Mapping | None = 
 
         with Connection.connect(target, **_pg_kwargs()) as conn:
             store = _postgres_fix(PostgresStore)(conn, index=index, ttl=ttl)
-            store.setup()
+            with _pg_setup_lock(conn):
+                store.setup()
             yield store
 
 
@@ -794,7 +854,8 @@ async def aopen_checkpointer(url: str) -> AsyncIterator[Any]:
 
         async with await AsyncConnection.connect(target, **_pg_kwargs()) as conn:
             saver = AsyncPostgresSaver(conn)
-            await saver.setup()
+            async with _apg_setup_lock(conn):
+                await saver.setup()
             yield saver
 
 
@@ -820,7 +881,8 @@ async def aopen_store(url: str, *, index: Mapping | None = None, ttl: Mapping | 
 
     async with await AsyncConnection.connect(target, **_pg_kwargs()) as conn:
         store = _postgres_fix(AsyncPostgresStore)(conn, index=index, ttl=ttl)
-        await store.setup()
+        async with _apg_setup_lock(conn):
+            await store.setup()
         yield store
 
 

@@ -167,6 +167,46 @@ def test_two_processes_worth_of_connections_share_one_sqlite_file(tmp_path):
         assert {i.key for i in a.search(("n",))} == {"1", "2"}
 
 
+class _StaleVersionRead:
+    """A connection whose first read of the migration version returns what it read, but only
+    after `winner` (another process, in effect) has set the same file up: the race of two
+    processes opening a new SQLite store at once, made deterministic."""
+
+    def __init__(self, conn, winner):
+        self._conn, self._winner = conn, winner
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+    def execute(self, sql, *args):
+        cursor = self._conn.execute(sql, *args)
+        if "FROM store_migrations" not in sql or self._winner is None:
+            return cursor
+        row, winner, self._winner = cursor.fetchone(), self._winner, None
+        winner()
+        return type("Stale", (), {"fetchone": lambda self: row})()
+
+
+def test_processes_opening_a_new_sqlite_store_at_once_both_set_it_up(tmp_path):
+    from memlib.backends import _sqlite_connect, _sqlite_store_class
+
+    def other_process(path):
+        return lambda: open_store(f"sqlite:///{path}").__enter__().conn.close()
+
+    upstream = SqliteStore(
+        _StaleVersionRead(_sqlite_connect(f"{tmp_path}/a.db"), other_process(f"{tmp_path}/a.db"))
+    )
+    with pytest.raises(Exception, match="UNIQUE constraint failed: store_migrations.v"):
+        upstream.setup()  # LangGraph's own: the loser of the race fails
+    ours = _sqlite_store_class()(
+        _StaleVersionRead(_sqlite_connect(f"{tmp_path}/b.db"), other_process(f"{tmp_path}/b.db"))
+    )
+    ours.setup()  # reads the version again and goes on
+    ours.put(("n",), "1", {"v": 1})
+    with open_store(f"sqlite:///{tmp_path}/b.db") as again:
+        assert again.get(("n",), "1").value == {"v": 1}
+
+
 def test_async_forms(url):
     async def main():
         async with aopen_checkpointer(url) as saver, aopen_store(url, index=INDEX) as store:

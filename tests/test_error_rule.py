@@ -556,7 +556,6 @@ METHODS = {
     "memlib.corpus.CorpusIndex.embed": lambda tmp: _corpus_index(),
     "memlib.writers.BlendedWriter.write": lambda tmp: _writer(),
     "memlib.writers.BlendedWriter.forget": lambda tmp: _writer(),
-    "memlib.writers.BlendedWriter.route": lambda tmp: _writer(),
     "memlib.buffers.FullBuffer.add": lambda tmp: memlib.buffers.FullBuffer("Be brief."),
     "memlib.buffers.FullBuffer.extend": lambda tmp: memlib.buffers.FullBuffer("Be brief."),
     "memlib.tokens.TokenCounter.message": lambda tmp: memlib.TokenCounter(),
