@@ -25,9 +25,10 @@ from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
 from memlib.checks import (
+    _check_graph,
+    _check_load_args,
+    _check_writers,
     check_chat_model,
-    check_int,
-    check_number,
     check_store,
     check_str,
     check_user_id,
@@ -218,26 +219,3 @@ def quote_data(value) -> str:
 # Saved from notebooks/09_full_memory_agent.ipynb, In [9]: edit it there, then `make sync`.
 def _read(hit, text: str) -> dict:
     return {"namespace": "/".join(hit.namespace), "text": text, "score": round(hit.score, 3)}
-
-
-def _check_load_args(agent, k, episodes_k, min_episode_score, render, recall) -> None:
-    check_str(agent, "agent")
-    check_int(k, "k", minimum=1)
-    check_int(episodes_k, "episodes_k", minimum=1)
-    check_number(min_episode_score, "min_episode_score")
-    for name, fn in (("render", render), ("recall", recall)):
-        if not callable(fn):
-            raise TypeError(f"{name} must be a function, got {fn!r}")
-
-
-def _check_writers(writers) -> None:
-    for i, writer in enumerate(writers):
-        if not isinstance(writer, BlendedWriter):
-            raise TypeError(f"writers[{i}] must be a BlendedWriter, got {type(writer).__name__}")
-
-
-def _check_graph(research_graph) -> None:
-    if not callable(getattr(research_graph, "invoke", None)):
-        raise TypeError(
-            f"research_graph must be a compiled graph (.invoke), got {research_graph!r:.80}"
-        )

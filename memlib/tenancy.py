@@ -26,7 +26,13 @@ from langchain_core.messages import messages_to_dict
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from memlib.backends import sqlite_connections, sqlite_scrub
-from memlib.checks import USER_LAYOUTS, check_checkpointer, check_store, check_user_id
+from memlib.checks import (
+    USER_LAYOUTS,
+    _check_forget_args,
+    check_checkpointer,
+    check_store,
+    check_user_id,
+)
 from memlib.rotation import prune_history
 
 # Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
@@ -134,16 +140,6 @@ def export_user(store, checkpointer, user_id: str) -> dict:
     document = {"user_id": uid, "exported_at": datetime.now(timezone.utc).isoformat()}
     document |= {"items": items, "threads": threads}
     return json.loads(json.dumps(document, default=str))  # plain JSON, or an error here
-
-
-def _check_forget_args(store, checkpointer, user_id, writers) -> str:
-    uid = check_user_id(user_id)
-    check_store(store)
-    if checkpointer is not None:
-        check_checkpointer(checkpointer)
-    if isinstance(writers, str) or not all(callable(getattr(w, "forget", None)) for w in writers):
-        raise TypeError(f"writers must be a list of BlendedWriter, got {writers!r:.80}")
-    return uid
 
 
 class UserBoundSaver(BaseCheckpointSaver):
