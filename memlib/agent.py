@@ -25,9 +25,10 @@ from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
 from memlib.checks import (
+    _check_graph,
+    _check_load_args,
+    _check_writers,
     check_chat_model,
-    check_int,
-    check_number,
     check_store,
     check_str,
     check_user_id,
@@ -90,39 +91,19 @@ def load_memory_node(
     recall=load_memories,
     min_episode_score: float = 0.25,
 ):
-    """A node loading the active prompt (08), profile and top-k facts (04) and the episodes (03)
-    scoring at least min_episode_score; `recall(store, user_id, question, k)` -> {"profile",
-    "facts"} says how facts are found."""
-    check_str(agent, "agent")
-    check_int(k, "k", minimum=1)
-    check_int(episodes_k, "episodes_k", minimum=1)
-    check_number(min_episode_score, "min_episode_score")
-    for name, fn in (("render", render), ("recall", recall)):
-        if not callable(fn):
-            raise TypeError(f"{name} must be a function, got {fn!r}")
+    """A node loading the active prompt (08), profile, top-k facts (04) and episodes (03)."""
+    _check_load_args(agent, k, episodes_k, min_episode_score, render, recall)
 
     def load_memory(state: AgentState, config, *, store) -> dict:
         user_id = check_user_id(config["configurable"].get("user_id"))
         question = state["messages"][-1].content
         loaded = recall(store, user_id, question, k=k)
-        episodes = [
-            e
-            for e in recall_episodes(store, user_id, question, k=episodes_k)
-            if e.score >= min_episode_score
-        ]
+        hits = recall_episodes(store, user_id, question, k=episodes_k)
+        episodes = [e for e in hits if e.score >= min_episode_score]
         facts = render(loaded["profile"], loaded["facts"])
         sections = [active_prompt(store, agent), facts, format_episodes_as_examples(episodes)]
-        read = [
-            {"namespace": "/".join(h.namespace), "text": fact_text(h), "score": round(h.score, 3)}
-            for h in loaded["facts"]
-        ] + [
-            {
-                "namespace": "/".join(h.namespace),
-                "text": h.value["situation"],
-                "score": round(h.score, 3),
-            }
-            for h in episodes
-        ]
+        read = [_read(h, fact_text(h)) for h in loaded["facts"]]
+        read += [_read(h, h.value["situation"]) for h in episodes]
         if loaded["profile"]:
             read.insert(
                 0, {"namespace": f"users/{user_id}/profile", "text": "profile", "score": None}
@@ -147,12 +128,10 @@ def answer_node(model):
 # Saved from notebooks/09_full_memory_agent.ipynb, In [10]: edit it there, then `make sync`.
 def write_memory_node(writers: Sequence[BlendedWriter] = ()):
     """A node handing the exchange to each BlendedWriter: hot path or debounced (07)."""
-    for i, writer in enumerate(writers):
-        if not isinstance(writer, BlendedWriter):
-            raise TypeError(f"writers[{i}] must be a BlendedWriter, got {type(writer).__name__}")
+    _check_writers(writers)
 
     def write_memory(state: AgentState, config) -> dict:
-        ids = config["configurable"]  # checked here, once, as on the read path
+        ids = config["configurable"]
         user_id = check_user_id(ids.get("user_id"))
         thread_id = check_str(ids.get("thread_id"), "thread_id")
         question = next(m for m in reversed(state["messages"]) if isinstance(m, HumanMessage))
@@ -179,10 +158,7 @@ def route_question(state: AgentState) -> str:
 # Saved from notebooks/09_full_memory_agent.ipynb, In [11]: edit it there, then `make sync`.
 def research_node(research_graph):
     """A node running notebook 02's research loop; its cited answer joins the thread."""
-    if not callable(getattr(research_graph, "invoke", None)):
-        raise TypeError(
-            f"research_graph must be a compiled graph (.invoke), got {research_graph!r:.80}"
-        )
+    _check_graph(research_graph)
 
     def research(state: AgentState) -> dict:
         question = state["messages"][-1].content.split(":", 1)[1].strip()
@@ -238,3 +214,8 @@ def quote_data(value) -> str:
     """A value as one line of quoted data: JSON escapes quotes and newlines; also the other breaks."""
     text = json.dumps(value, ensure_ascii=False)
     return "".join(_LINE_BREAKS.get(c, c) for c in text)
+
+
+# Saved from notebooks/09_full_memory_agent.ipynb, In [9]: edit it there, then `make sync`.
+def _read(hit, text: str) -> dict:
+    return {"namespace": "/".join(hit.namespace), "text": text, "score": round(hit.score, 3)}

@@ -178,3 +178,39 @@ def check_checkpointer(checkpointer: Any, name: str = "checkpointer") -> Any:
 
     what = "a LangGraph checkpoint saver (e.g. InMemorySaver)"
     return check_kind(checkpointer, BaseCheckpointSaver, name, what)
+
+
+# Argument checks of notebook 09's saved cells (memlib.agent, memlib.tenancy)
+def _check_load_args(agent, k, episodes_k, min_episode_score, render, recall) -> None:
+    check_str(agent, "agent")
+    check_int(k, "k", minimum=1)
+    check_int(episodes_k, "episodes_k", minimum=1)
+    check_number(min_episode_score, "min_episode_score")
+    for name, fn in (("render", render), ("recall", recall)):
+        if not callable(fn):
+            raise TypeError(f"{name} must be a function, got {fn!r}")
+
+
+def _check_writers(writers) -> None:
+    from memlib.writers import BlendedWriter
+
+    for i, writer in enumerate(writers):
+        if not isinstance(writer, BlendedWriter):
+            raise TypeError(f"writers[{i}] must be a BlendedWriter, got {type(writer).__name__}")
+
+
+def _check_graph(research_graph) -> None:
+    if not callable(getattr(research_graph, "invoke", None)):
+        raise TypeError(
+            f"research_graph must be a compiled graph (.invoke), got {research_graph!r:.80}"
+        )
+
+
+def _check_forget_args(store, checkpointer, user_id, writers) -> str:
+    uid = check_user_id(user_id)
+    check_store(store)
+    if checkpointer is not None:
+        check_checkpointer(checkpointer)
+    if isinstance(writers, str) or not all(callable(getattr(w, "forget", None)) for w in writers):
+        raise TypeError(f"writers must be a list of BlendedWriter, got {writers!r:.80}")
+    return uid

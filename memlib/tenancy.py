@@ -26,7 +26,13 @@ from langchain_core.messages import messages_to_dict
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from memlib.backends import sqlite_connections, sqlite_scrub
-from memlib.checks import USER_LAYOUTS, check_checkpointer, check_store, check_user_id
+from memlib.checks import (
+    USER_LAYOUTS,
+    _check_forget_args,
+    check_checkpointer,
+    check_store,
+    check_user_id,
+)
 from memlib.rotation import prune_history
 
 # Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
@@ -81,43 +87,27 @@ def user_threads(checkpointer, user_id: str) -> list[str]:
 # Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 def forget_user(store, checkpointer, user_id: str, *, writers: Sequence = (), threads=()) -> dict:
     """Forget one user: pending writes, items, namespaces, threads and freed bytes. Idempotent."""
-    uid = check_user_id(user_id)
-    check_store(store)
-    if checkpointer is not None:
-        check_checkpointer(checkpointer)
-    if isinstance(writers, str) or not all(callable(getattr(w, "forget", None)) for w in writers):
-        raise TypeError(f"writers must be a list of BlendedWriter, got {writers!r:.80}")
-    # 1. Background writes first: one still pending would write the user back after the forget.
-    pending = sum(writer.forget(uid) for writer in writers)
-    # 2. Every item in the user's position of a layout; never a namespace where the id only
-    #    appears elsewhere (("users", "facts", ...) is not user "facts"'s, and "facts" is reserved).
+    uid = _check_forget_args(store, checkpointer, user_id, writers)
+    pending = sum(writer.forget(uid) for writer in writers)  # first: it would write them back
     namespaces = user_namespaces(store, uid)
     items = _delete_items(store, uid)
     left = [ns for ns in user_namespaces(store, uid) if store.search(ns, limit=1)]
     if left:
         raise RuntimeError(f"forget_user({uid!r}): items left after the delete in {left}")
-    # 3. Every thread bound to the user, and any the caller names.
     thread_ids = []
     if checkpointer is not None:
         thread_ids = sorted(set(user_threads(checkpointer, uid)) | set(threads))
         for thread_id in thread_ids:
             checkpointer.delete_thread(thread_id)
-    # 4. Deleted bytes: FaissStore rewrites its files; SQLite zeroes freed pages (secure_delete,
-    #    set by memlib.backends) and here empties the write-ahead log that still holds them.
+    # FaissStore rewrites its files; SQLite zeroes freed pages (secure_delete) and its WAL here
     if callable(getattr(store, "save", None)) and getattr(store, "path", None) is not None:
         store.save()
     for conn in sqlite_connections(store, getattr(checkpointer, "saver", checkpointer)):
         sqlite_scrub(conn)
-    return {
-        "user_id": uid,
-        "items": items,
-        "namespaces": namespaces,
-        "threads": thread_ids,
-        "pending_writes": pending,
-    }
+    counts = {"items": items, "namespaces": namespaces, "threads": thread_ids}
+    return {"user_id": uid, **counts, "pending_writes": pending}
 
 
-# Saved from notebooks/09_full_memory_agent.ipynb, In [22]: edit it there, then `make sync`.
 def export_user(store, checkpointer, user_id: str) -> dict:
     """Everything stored about a user as one JSON-able document: items, with their provenance and validity fields, and threads."""
     uid = check_user_id(user_id)
@@ -152,9 +142,8 @@ def export_user(store, checkpointer, user_id: str) -> dict:
     return json.loads(json.dumps(document, default=str))  # plain JSON, or an error here
 
 
-# Saved from notebooks/09_full_memory_agent.ipynb, In [12]: edit it there, then `make sync`.
 class UserBoundSaver(BaseCheckpointSaver):
-    """A checkpointer whose threads belong to the user who began them: a thread whose checkpoints carry another user_id is refused with PermissionError before anything is read or written."""
+    """A checkpointer whose threads belong to the user who began them (`refuse_other_user`)."""
 
     def __init__(self, saver: BaseCheckpointSaver):
         if not isinstance(saver, BaseCheckpointSaver):
@@ -162,31 +151,21 @@ class UserBoundSaver(BaseCheckpointSaver):
         super().__init__(serde=saver.serde)
         self.saver = saver
 
-    @staticmethod
-    def _refuse(config, found) -> None:
-        owner = found.metadata.get("user_id") if found is not None else None
-        caller = config.get("configurable", {}).get("user_id")
-        if owner is not None and owner != caller:
-            thread = config["configurable"].get("thread_id")
-            raise PermissionError(
-                f"thread {thread!r} belongs to another user; user_id {caller!r} cannot use it"
-            )
-
     def _latest(self, config):
         thread = {"thread_id": config["configurable"]["thread_id"], "checkpoint_ns": ""}
         return self.saver.get_tuple({"configurable": thread})
 
     def get_tuple(self, config):
         found = self.saver.get_tuple(config)
-        self._refuse(config, found if found is not None else self._latest(config))
+        refuse_other_user(config, found if found is not None else self._latest(config))
         return found
 
     def put(self, config, checkpoint, metadata, new_versions):
-        self._refuse(config, self._latest(config))
+        refuse_other_user(config, self._latest(config))
         return self.saver.put(config, checkpoint, metadata, new_versions)
 
     def put_writes(self, config, writes, task_id, task_path=""):
-        self._refuse(config, self._latest(config))
+        refuse_other_user(config, self._latest(config))
         return self.saver.put_writes(config, writes, task_id, task_path)
 
     def list(self, config, *, filter=None, before=None, limit=None) -> Iterator:
@@ -204,15 +183,15 @@ class UserBoundSaver(BaseCheckpointSaver):
 
     async def aget_tuple(self, config):
         found = await self.saver.aget_tuple(config)
-        self._refuse(config, found if found is not None else await self._alatest(config))
+        refuse_other_user(config, found if found is not None else await self._alatest(config))
         return found
 
     async def aput(self, config, checkpoint, metadata, new_versions):
-        self._refuse(config, await self._alatest(config))
+        refuse_other_user(config, await self._alatest(config))
         return await self.saver.aput(config, checkpoint, metadata, new_versions)
 
     async def aput_writes(self, config, writes, task_id, task_path=""):
-        self._refuse(config, await self._alatest(config))
+        refuse_other_user(config, await self._alatest(config))
         return await self.saver.aput_writes(config, writes, task_id, task_path)
 
     async def alist(self, config, *, filter=None, before=None, limit=None):
@@ -224,3 +203,15 @@ class UserBoundSaver(BaseCheckpointSaver):
 
     def prune(self, thread_ids, *, strategy="keep_latest"):
         return prune_history(self.saver, thread_ids, strategy=strategy)
+
+
+# Saved from notebooks/09_full_memory_agent.ipynb, In [12]: edit it there, then `make sync`.
+def refuse_other_user(config: dict, latest) -> None:
+    """PermissionError when the thread's latest checkpoint carries another user_id."""
+    owner = latest.metadata.get("user_id") if latest is not None else None
+    caller = config.get("configurable", {}).get("user_id")
+    if owner is not None and owner != caller:
+        thread = config["configurable"].get("thread_id")
+        raise PermissionError(
+            f"thread {thread!r} belongs to another user; user_id {caller!r} cannot use it"
+        )

@@ -4,7 +4,7 @@
 Graph mechanics, the same on every backend (the notebook asserts them): no leak between the two
 users (every namespace read carries the turn's user id, and no marker word of one user reaches
 the other's prompt or reply), the updated facts stored without their stale value, threads never
-above the threshold, tool pairs intact, "forget me" leaving 0 items, 0 namespaces and 0 checkpoint
+above the threshold, "forget me" leaving 0 items, 0 namespaces and 0 checkpoint
 rows and no byte of his words in any file, a thread refused to another user, and the restart (a second process on the SQLite file and the saved FaissStore) loading the
 updated fact.
 
@@ -73,9 +73,8 @@ TECHNIQUE = {
         "write_memory_node",
         "build_memory_agent",
         "memory_as_data",
-        "UserBoundSaver",
+        "refuse_other_user",
         "forget_user",
-        "export_user",
     ],
     "calls": [
         "StateGraph",
