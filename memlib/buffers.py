@@ -188,7 +188,31 @@ def check_counter(token_counter) -> TokenCounterFn:
 # --- token-aware trimming ---------------------------------------------------------------------
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [15]: edit it there, then `make sync`.
+def _check_window_args(max_turns, max_messages) -> tuple[int | None, int | None]:
+    """SlidingWindowBuffer's limits: exactly one of the two, a positive int."""
+    if (max_turns is None) == (max_messages is None):
+        raise ValueError(
+            f"give exactly one of max_turns / max_messages, got {max_turns!r} / {max_messages!r}"
+        )
+    if max_turns is not None:
+        return check_int(max_turns, "max_turns", minimum=1), None
+    return None, check_int(max_messages, "max_messages", minimum=1)
+
+
+def _check_budget(max_tokens, need: int) -> int:
+    """max_tokens, a positive int that holds the system prompt's `need` tokens."""
+    check_int(max_tokens, "max_tokens", minimum=1)
+    if need > max_tokens:
+        raise ValueError(f"max_tokens={max_tokens} is smaller than the system prompt ({need})")
+    return max_tokens
+
+
+def _check_summarize_args(model, instructions, summary) -> None:
+    check_chat_model(model)
+    check_str(instructions, "instructions")
+    check_str(summary, "summary", allow_empty=True)
+
+
 def _check_fits(
     head: list[BaseMessage], rest: list[BaseMessage], max_tokens: int, counter: TokenCounterFn
 ) -> int | None:
@@ -207,13 +231,11 @@ def _check_fits(
     return latest
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [16]: edit it there, then `make sync`.
 def _list_overhead(counter: TokenCounterFn, message: BaseMessage) -> int:
     """Tokens the counter adds once per list (OpenAI's reply priming), 0 for plain sums."""
     return 2 * counter([message]) - counter([message, message])
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [16]: edit it there, then `make sync`.
 def _check_kept(kept, head, rest, latest, max_tokens: int, counter: TokenCounterFn) -> None:
     """RuntimeError unless kept is the system prompt plus a suffix cut at a turn start."""
     tail = kept[len(head) :]
@@ -228,7 +250,6 @@ def _check_kept(kept, head, rest, latest, max_tokens: int, counter: TokenCounter
         raise RuntimeError(f"trim_messages returned an unsafe selection of {len(kept)} messages")
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [17]: edit it there, then `make sync`.
 def _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter) -> list:
     """The cut made by trim_messages, for a counter that only counts whole lists."""
     check_prompt_messages(messages)
@@ -247,43 +268,39 @@ def _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter) 
     return kept
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [18]: edit it there, then `make sync`.
-def _walk_back(rest: list[BaseMessage], room: int, counter: TokenCounter) -> int:
-    """Start of the longest suffix of rest within room, walking back from the newest message."""
+def _trim_walking_back(messages, head, rest, latest, max_tokens, counter: TokenCounter) -> list:
+    """The same cut with cached per-message counts: the longest suffix within the budget, walking
+    back from the newest message, started at a turn start."""
+    if latest is None:  # no human turn at all: nothing after the system prompt can be kept
+        check_prompt_messages(messages)
+        return head
+    room = max_tokens - (counter(head) if head else TOKENS_PER_REPLY)
     start, used = len(rest), 0
     while start > 0:
         used += counter.message(rest[start - 1])  # cached after the first count
         if used > room:
             break
         start -= 1
-    return start
+    cut = next(i for i in range(start, latest + 1) if isinstance(rest[i], HumanMessage))
+    check_prompt_messages(messages, start=len(head) + cut)  # only the kept part is read
+    return [*head, *rest[cut:]]
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [19]: edit it there, then `make sync`.
+# Saved from notebooks/01_conversation_buffers.ipynb, In [13]: edit it there, then `make sync`.
 def trim_to_budget(
-    messages: Sequence[BaseMessage],
-    max_tokens: int,
-    token_counter: TokenCounterFn | None = None,
+    messages: Sequence[BaseMessage], max_tokens: int, token_counter: TokenCounterFn | None = None
 ) -> list[BaseMessage]:
-    """The system prompt plus the most recent whole turns that fit in max_tokens: the cut of
-    `trim_messages(strategy="last", include_system=True, start_on="human")`, raising ValueError
-    where that would silently go over budget or drop the question."""
+    """The cut of `trim_messages(strategy="last", include_system=True, start_on="human")`,
+    raising ValueError where that would silently go over budget or drop the question."""
     check_int(max_tokens, "max_tokens", minimum=1)
     counter = check_counter(token_counter)
     messages = message_list(messages)
     head = messages[:1] if messages and isinstance(messages[0], SystemMessage) else []
     rest = messages[len(head) :]
     latest = _check_fits(head, rest, max_tokens, counter)
-    if not isinstance(counter, TokenCounter):
-        return _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter)
-    if latest is None:  # no human turn at all: nothing after the system prompt can be kept
-        check_prompt_messages(messages)
-        return head
-    room = max_tokens - (counter(head) if head else TOKENS_PER_REPLY)
-    start = _walk_back(rest, room, counter)
-    cut = next(i for i in range(start, latest + 1) if isinstance(rest[i], HumanMessage))
-    check_prompt_messages(messages, start=len(head) + cut)  # only the kept part is read
-    return [*head, *rest[cut:]]
+    if isinstance(counter, TokenCounter):  # cached counts: walk back from the newest message
+        return _trim_walking_back(messages, head, rest, latest, max_tokens, counter)
+    return _trim_with_trim_messages(messages, head, rest, latest, max_tokens, counter)
 
 
 # --- buffers ----------------------------------------------------------------------------------
@@ -357,14 +374,7 @@ class SlidingWindowBuffer(BufferBase):
         max_messages: int | None = None,
         token_counter: TokenCounterFn | None = None,
     ):
-        if (max_turns is None) == (max_messages is None):
-            raise ValueError(
-                f"give exactly one of max_turns / max_messages, got {max_turns!r} / {max_messages!r}"
-            )
-        self.max_turns = None if max_turns is None else check_int(max_turns, "max_turns", minimum=1)
-        self.max_messages = (
-            None if max_messages is None else check_int(max_messages, "max_messages", minimum=1)
-        )
+        self.max_turns, self.max_messages = _check_window_args(max_turns, max_messages)
         super().__init__(system_prompt, token_counter)
 
     def _select(self, candidate):
@@ -388,12 +398,8 @@ class TokenTrimBuffer(BufferBase):
     def __init__(
         self, system_prompt: str, max_tokens: int, token_counter: TokenCounterFn | None = None
     ):
-        check_int(max_tokens, "max_tokens", minimum=1)
         super().__init__(system_prompt, token_counter)
-        need = self.counter([self.system])
-        if need > max_tokens:
-            raise ValueError(f"max_tokens={max_tokens} is smaller than the system prompt ({need})")
-        self.max_tokens = max_tokens
+        self.max_tokens = _check_budget(max_tokens, self.counter([self.system]))
 
     def _select(self, candidate):
         return trim_to_budget([self.system, *candidate], self.max_tokens, self.counter)[1:]
@@ -418,7 +424,6 @@ def transcript(messages: Sequence[BaseMessage]) -> str:
     return "\n".join(lines)
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [9]: edit it there, then `make sync`.
 def _check_summary_args(model, max_tokens, summary_words, keep_tokens, summary_prompt) -> int:
     """Validate SummaryBuffer's arguments; return keep_tokens (default: half of max_tokens)."""
     check_int(max_tokens, "max_tokens", minimum=1)
@@ -435,14 +440,12 @@ def _check_summary_args(model, max_tokens, summary_words, keep_tokens, summary_p
     return keep_tokens
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [10]: edit it there, then `make sync`.
+# Saved from notebooks/01_conversation_buffers.ipynb, In [9]: edit it there, then `make sync`.
 def summarize_messages(
     model: BaseChatModel, instructions: str, summary: str, old: Sequence[BaseMessage]
 ) -> str:
     """Ask the chat model to fold `old` into the running `summary`; return the new summary."""
-    check_chat_model(model)
-    check_str(instructions, "instructions")
-    check_str(summary, "summary", allow_empty=True)
+    _check_summarize_args(model, instructions, summary)
     previous = f"Summary so far: {summary}\n\n" if summary else ""
     reply = model.invoke(
         [HumanMessage(f"{instructions}\n\n{previous}New messages:\n{transcript(old)}")]
@@ -453,14 +456,8 @@ def summarize_messages(
     return text.strip()
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [11]: edit it there, then `make sync`.
-def _recent_turns(
-    system: SystemMessage,
-    candidate: list[BaseMessage],
-    keep_tokens: int,
-    max_tokens: int,
-    counter: TokenCounterFn,
-) -> list[BaseMessage]:
+# Saved from notebooks/01_conversation_buffers.ipynb, In [10]: edit it there, then `make sync`.
+def _recent_turns(system, candidate, keep_tokens, max_tokens, counter) -> list[BaseMessage]:
     """What a summary buffer keeps verbatim: the newest whole turns within keep_tokens."""
     starts = turn_starts(candidate)
     latest = candidate[starts[-1] :] if starts else []
@@ -472,10 +469,9 @@ def _recent_turns(
     return trim_to_budget([system, *candidate], keep_tokens, counter)[1:]
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [12]: edit it there, then `make sync`.
+# Saved from notebooks/01_conversation_buffers.ipynb, In [11]: edit it there, then `make sync`.
 class SummaryBuffer(BufferBase):
-    """Recent turns verbatim, older turns folded into a running summary written by the model
-    whenever the prompt would pass `max_tokens` (keep the summary well under that budget)."""
+    """Recent turns verbatim; older turns folded into a running summary by the chat model."""
 
     def __init__(
         self,
@@ -487,26 +483,18 @@ class SummaryBuffer(BufferBase):
         summary_prompt: str = SUMMARY_INSTRUCTIONS,
         token_counter: TokenCounterFn | None = None,
     ):
-        keep_tokens = _check_summary_args(
-            model, max_tokens, summary_words, keep_tokens, summary_prompt
-        )
+        keep = _check_summary_args(model, max_tokens, summary_words, keep_tokens, summary_prompt)
         super().__init__(system_prompt, token_counter)
         need = self.counter([self.system])
-        if need > max_tokens:
-            raise ValueError(f"max_tokens={max_tokens} is smaller than the system prompt ({need})")
+        _check_budget(max_tokens, need)
         self.model = model
         self.max_tokens = max_tokens
-        self.keep_tokens = max(keep_tokens, need)
+        self.keep_tokens = max(keep, need)
         self.summary_words = summary_words
         self.summary_prompt = summary_prompt
         self.summary = ""
         self.summaries = 0  # chat-model calls made to fold old turns
         self._next_summary: str | None = None
-
-    def summarize(self, old: Sequence[BaseMessage]) -> str:
-        """Ask the chat model to fold `old` into the running summary; return the new summary."""
-        instructions = self.summary_prompt.format(words=self.summary_words)
-        return summarize_messages(self.model, instructions, self.summary, old)
 
     def _select(self, candidate):
         self._next_summary = None
@@ -517,7 +505,8 @@ class SummaryBuffer(BufferBase):
         )
         old = candidate[: len(candidate) - len(kept)]
         if old:
-            self._next_summary = self.summarize(old)
+            instructions = self.summary_prompt.format(words=self.summary_words)
+            self._next_summary = summarize_messages(self.model, instructions, self.summary, old)
         return kept
 
     def _commit(self):
@@ -527,16 +516,13 @@ class SummaryBuffer(BufferBase):
             self._next_summary = None
 
     def _view(self, summary: str, kept: list[BaseMessage]) -> list[BaseMessage]:
-        system = self.system
-        if summary:
-            system = SystemMessage(
-                f"{system.content}\n\nSummary of the earlier conversation:\n{summary}"
-            )
-        return [system, *kept]
+        if not summary:
+            return [self.system, *kept]
+        note = f"\n\nSummary of the earlier conversation:\n{summary}"
+        return [SystemMessage(self.system.content + note), *kept]
 
     @property
     def messages(self) -> list[BaseMessage]:
-        """The system prompt (with the running summary appended, if any), then recent messages."""
         return self._view(self.summary, self._kept)
 
 

@@ -121,6 +121,41 @@ def check_rotation_budgets(threshold: int, keep_last: int, summary_words: int) -
         )
 
 
+def _check_chat_args(model, tools, system_prompt) -> list:
+    tools = check_model(model, tools)
+    check_str(system_prompt, "system_prompt")
+    return tools
+
+
+def _check_split_args(messages, keep_last) -> list[BaseMessage]:
+    check_int(keep_last, "keep_last", minimum=1)
+    return check_messages(messages)
+
+
+def _check_request_args(previous_summary, messages, words) -> list[BaseMessage]:
+    check_str(previous_summary, "previous_summary", allow_empty=True)
+    messages = check_messages(messages)
+    check_int(words, "words", minimum=1)
+    return messages
+
+
+def _check_route_args(threshold, tools) -> None:
+    check_int(threshold, "threshold", minimum=1)
+    if not isinstance(tools, bool):
+        raise TypeError(f"tools must be a bool (is a tool node wired?), got {tools!r}")
+
+
+def _check_graph_args(model, tools, summary_model, checkpointer, budgets: dict) -> list:
+    """build_rotation_graph's arguments, in order; returns the tools as a list."""
+    check_rotation_budgets(**budgets)
+    tools = check_model(model, tools)
+    if summary_model is not None:
+        check_model(summary_model)
+    if checkpointer is not None:
+        check_checkpointer(checkpointer)
+    return tools
+
+
 def check_tool_pairs(messages: Sequence[BaseMessage], *, request: bool = False) -> None:
     """Raise ValueError for messages a chat provider would reject: an orphan ToolMessage or a tool
     call whose results do not follow it.
@@ -172,13 +207,8 @@ def check_tool_pairs(messages: Sequence[BaseMessage], *, request: bool = False) 
 def split_for_summary(
     messages: Sequence[BaseMessage], keep_last: int
 ) -> tuple[list[BaseMessage], list[BaseMessage]]:
-    """Split into (to summarize, to keep): at most keep_last kept, tool-call groups never split.
-
-    A tool-call group (an AI message with tool calls, then its ToolMessages) that straddles the cut
-    goes wholly into the summarized part.
-    """
-    check_int(keep_last, "keep_last", minimum=1)
-    messages = check_messages(messages)
+    """Split into (to summarize, to keep): at most keep_last kept, tool-call groups never split."""
+    messages = _check_split_args(messages, keep_last)
     check_tool_pairs(messages)  # ids present, no orphan results, no unanswered calls
     cut = max(0, len(messages) - keep_last)
     while cut < len(messages) and isinstance(messages[cut], ToolMessage):
@@ -227,9 +257,7 @@ def summary_request(
     previous_summary: str, messages: Sequence[BaseMessage], words: int = DEFAULT_SUMMARY_WORDS
 ) -> list[BaseMessage]:
     """The prompt asking for an updated summary of at most `words` words."""
-    check_str(previous_summary, "previous_summary", allow_empty=True)
-    messages = check_messages(messages)
-    check_int(words, "words", minimum=1)
+    messages = _check_request_args(previous_summary, messages, words)
     instruction = (
         f"You keep a running summary of a conversation. Write the updated summary in at most "
         f"{words} words. Fold in the previous summary, keep every name, number, date and topic, "
@@ -264,8 +292,7 @@ def chat_node(
     model: BaseChatModel, *, system_prompt: str = DEFAULT_SYSTEM_PROMPT, tools: Sequence = ()
 ) -> Callable[[SummaryState], dict]:
     """A node answering from the summary (in the system prompt) plus the active messages."""
-    tools = check_model(model, tools)
-    check_str(system_prompt, "system_prompt")
+    tools = _check_chat_args(model, tools, system_prompt)
     bound = model.bind_tools(tools) if tools else model
 
     def chat(state: SummaryState) -> dict:
@@ -308,9 +335,7 @@ def compress_node(
 # Saved from notebooks/06_summary_rotation.ipynb, In [8]: edit it there, then `make sync`.
 def route_after_chat(threshold: int, *, tools: bool = False) -> Callable[[SummaryState], str]:
     """Routing after the chat node: 'tools' for pending tool calls, 'compress' above threshold."""
-    check_int(threshold, "threshold", minimum=1)
-    if not isinstance(tools, bool):
-        raise TypeError(f"tools must be a bool (is a tool node wired?), got {tools!r}")
+    _check_route_args(threshold, tools)
 
     def route(state: SummaryState) -> str:
         messages, _summary = check_summary_state(state)
@@ -322,7 +347,7 @@ def route_after_chat(threshold: int, *, tools: bool = False) -> Callable[[Summar
     return route
 
 
-# Saved from notebooks/06_summary_rotation.ipynb, In [18]: edit it there, then `make sync`.
+# Saved from notebooks/06_summary_rotation.ipynb, In [17]: edit it there, then `make sync`.
 def build_rotation_graph(
     model: BaseChatModel,
     *,
@@ -335,21 +360,11 @@ def build_rotation_graph(
     checkpointer: BaseCheckpointSaver | None = None,
 ):
     """Compile chat -> (tools -> chat)* -> compress? -> END over SummaryState."""
-    check_rotation_budgets(threshold, keep_last, summary_words)
-    tools = check_model(model, tools)
-    if summary_model is not None:
-        check_model(summary_model)
-    if checkpointer is not None:
-        check_checkpointer(checkpointer)
+    budgets = {"threshold": threshold, "keep_last": keep_last, "summary_words": summary_words}
+    tools = _check_graph_args(model, tools, summary_model, checkpointer, budgets)
     builder = StateGraph(SummaryState)
     builder.add_node("chat", chat_node(model, system_prompt=system_prompt, tools=tools))
-    compress = compress_node(
-        summary_model or model,
-        threshold=threshold,
-        keep_last=keep_last,
-        summary_words=summary_words,
-    )
-    builder.add_node("compress", compress)
+    builder.add_node("compress", compress_node(summary_model or model, **budgets))
     builder.add_edge(START, "chat")
     targets = ["compress", END]
     if tools:  # the tool loop: chat -> tools -> chat until the model answers in text

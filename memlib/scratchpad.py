@@ -47,33 +47,56 @@ CITATION = re.compile(r"\[([^\[\]\n]{1,200})\]")  # one bracket: [id] or [id1, i
 SOURCE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 
 
+def _check_sides(name: str, what: str, left, right) -> tuple:
+    """A reducer's two sides: None or a list (or tuple); TypeError otherwise."""
+    for side in (left, right):
+        if side is not None and not isinstance(side, list | tuple):
+            raise TypeError(f"{name} needs {what}, got {type(side).__name__}: {side!r}")
+    return left, right
+
+
+def _check_merge_sides(left, right) -> list[dict]:
+    """merge_by_id's input: lists of dicts with an 'id'; left's items, then right's."""
+    items = []
+    for side in (left, right):
+        _check_sides("merge_by_id", "lists of dicts", side, None)
+        for item in side or []:
+            if not isinstance(item, dict) or "id" not in item:
+                raise ValueError(f"merge_by_id needs dicts with an 'id', got {item!r}")
+        items += side or []
+    return items
+
+
+def _check_retrieve_args(index, k) -> None:
+    if not isinstance(index, CorpusIndex):
+        raise TypeError(f"index must be a CorpusIndex, got {type(index).__name__}: {index!r:.80}")
+    check_int(k, "k", minimum=1)
+
+
+def _check_grade_args(grader, min_evidence, max_iterations) -> None:
+    if not callable(grader):
+        raise TypeError(f"grader must be a function (question, doc) -> (bool, str), got {grader!r}")
+    check_int(min_evidence, "min_evidence", minimum=1)
+    check_int(max_iterations, "max_iterations", minimum=1)
+
+
 # Saved from notebooks/02_working_scratchpad.ipynb, In [5]: edit it there, then `make sync`.
 def merge_by_id(left: list[dict] | None, right: list[dict] | None) -> list[dict]:
     """Reducer: a new list, one dict per 'id'; a later dict with a known id replaces it in place."""
     merged, position = [], {}
-    for side in (left, right):
-        if side is not None and not isinstance(side, list | tuple):
-            raise TypeError(
-                f"merge_by_id needs lists of dicts, got {type(side).__name__}: {side!r}"
-            )
-        for item in side or []:
-            if not isinstance(item, dict) or "id" not in item:
-                raise ValueError(f"merge_by_id needs dicts with an 'id', got {item!r}")
-            if item["id"] in position:
-                merged[position[item["id"]]] = item
-            else:
-                position[item["id"]] = len(merged)
-                merged.append(item)
+    for item in _check_merge_sides(left, right):  # left's items, then right's
+        if item["id"] in position:
+            merged[position[item["id"]]] = item
+        else:
+            position[item["id"]] = len(merged)
+            merged.append(item)
     return merged
 
 
 # Saved from notebooks/02_working_scratchpad.ipynb, In [6]: edit it there, then `make sync`.
 def add_unique(left: list | None, right: list | None) -> list:
     """Reducer: a new list with right's items appended unless already present, order kept."""
-    for side in (left, right):
-        if side is not None and not isinstance(side, list | tuple):
-            raise TypeError(f"add_unique needs lists, got {type(side).__name__}: {side!r}")
-    merged = list(left or [])
+    merged = list(_check_sides("add_unique", "lists", left, right)[0] or [])
     for item in right or []:
         if item not in merged:
             merged.append(item)
@@ -289,10 +312,8 @@ def make_plan(min_evidence: int) -> Callable[[ResearchState], dict]:
         query = next((a for a in aspects if found[a] < min_evidence), aspects[0])
         tried = [g.get("query") for g in state.get("graded_docs") or []]
         why = "searched before, evidence still thin" if query in tried else "first search for it"
-        note = (
-            f"plan {state.get('iteration', 0) + 1}: search {query!r} ({why}; "
-            f"relevant documents per part: {list(found.values())})"
-        )
+        note = f"plan {state.get('iteration', 0) + 1}: search {query!r} ({why}; "
+        note += f"relevant documents per part: {list(found.values())})"
         return {"current_query": query, "status": "researching", "reasoning_notes": [note]}
 
     return plan
@@ -301,19 +322,14 @@ def make_plan(min_evidence: int) -> Callable[[ResearchState], dict]:
 # Saved from notebooks/02_working_scratchpad.ipynb, In [18]: edit it there, then `make sync`.
 def make_retrieve(index: CorpusIndex, k: int) -> Callable[[ResearchState], dict]:
     """The retrieve node: the top k unseen documents for current_query."""
-    if not isinstance(index, CorpusIndex):
-        raise TypeError(f"index must be a CorpusIndex, got {type(index).__name__}: {index!r:.80}")
-    check_int(k, "k", minimum=1)
+    _check_retrieve_args(index, k)
 
     def retrieve(state: ResearchState) -> dict:
         seen = [d["id"] for d in state.get("retrieved_docs") or []]
         hits = index.search(state["current_query"], k=k, exclude=seen)
         note = f"retrieve: {len(hits)} new documents {[h['id'] for h in hits]}"
-        return {
-            "retrieved_docs": hits,
-            "sources_consulted": [h["id"] for h in hits],
-            "reasoning_notes": [note],
-        }
+        ids = [h["id"] for h in hits]
+        return {"retrieved_docs": hits, "sources_consulted": ids, "reasoning_notes": [note]}
 
     return retrieve
 
@@ -354,10 +370,7 @@ def next_status(
 # Saved from notebooks/02_working_scratchpad.ipynb, In [21]: edit it there, then `make sync`.
 def make_grade(grader: Callable, min_evidence: int, max_iterations: int) -> Callable:
     """The grade node: grade the new documents, count the round, set status."""
-    if not callable(grader):
-        raise TypeError(f"grader must be a function (question, doc) -> (bool, str), got {grader!r}")
-    check_int(min_evidence, "min_evidence", minimum=1)
-    check_int(max_iterations, "max_iterations", minimum=1)
+    _check_grade_args(grader, min_evidence, max_iterations)
 
     def grade(state: ResearchState) -> dict:
         verdicts = grade_new_docs(state, grader)
@@ -366,12 +379,8 @@ def make_grade(grader: Callable, min_evidence: int, max_iterations: int) -> Call
         kept = [v["id"] for v in verdicts if v["relevant"]]
         dropped = [v["id"] for v in verdicts if not v["relevant"]]
         note = f"grade {iteration}: kept {kept}, dropped {dropped} -> {status}"
-        return {
-            "graded_docs": verdicts,
-            "iteration": iteration,
-            "status": status,
-            "reasoning_notes": [note],
-        }
+        update = {"graded_docs": verdicts, "iteration": iteration, "status": status}
+        return update | {"reasoning_notes": [note]}
 
     return grade
 
@@ -402,7 +411,7 @@ def make_synthesize(model: BaseChatModel) -> Callable[[ResearchState], dict]:
     return synthesize
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [29]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [28]: edit it there, then `make sync`.
 def review(state: ResearchState) -> dict:
     """The review node: pause for a human to approve the kept evidence or drop some of it."""
     kept = [d["id"] for d in kept_docs(state)]
@@ -420,24 +429,16 @@ def review(state: ResearchState) -> dict:
 
 # Saved from notebooks/02_working_scratchpad.ipynb, In [23]: edit it there, then `make sync`.
 def build_research_graph(
-    index: CorpusIndex,
-    model: BaseChatModel,
-    *,
-    human_review: bool = False,
-    k: int = 4,
-    min_evidence: int = 2,
-    max_iterations: int = 3,
+    index, model, *, human_review=False, k=4, min_evidence=2, max_iterations=3
 ) -> StateGraph:
-    """The research StateGraph, uncompiled: compile it with your checkpointer."""
+    """The research StateGraph over a CorpusIndex and a chat model, uncompiled: compile it with
+    your checkpointer."""
     model = check_research_args(index, model, human_review, k, min_evidence, max_iterations)
+    grade = make_grade(make_grader(model), min_evidence, max_iterations)
     graph = StateGraph(ResearchState)
-    graph.add_node("plan", make_plan(min_evidence))
-    graph.add_node("retrieve", make_retrieve(index, k))
-    graph.add_node("grade", make_grade(make_grader(model), min_evidence, max_iterations))
+    graph.add_sequence([make_plan(min_evidence), make_retrieve(index, k), grade])  # edges in order
     graph.add_node("synthesize", make_synthesize(model))
     graph.add_edge(START, "plan")
-    graph.add_edge("plan", "retrieve")
-    graph.add_edge("retrieve", "grade")
     if human_review:
         graph.add_node("review", review)
         graph.add_edge("review", "synthesize")
