@@ -18,50 +18,16 @@ opens `x.db` and creates no `sub/`. `sqlite:///:memory:` is SQLite's own in-memo
 file; each store or checkpointer opened on it has its own); `faiss:///:memory:` is refused (it
 made a directory named `:memory:`): use `memory://`.
 
-The stores are LangGraph's classes, subclassed only to fix what goes wrong in use:
-- InMemoryStore (`memory://`): `list_namespaces` kept listing a namespace after its last item
-  was deleted, and a `get` or `delete` on an unknown namespace added an empty entry (its tables
-  are defaultdicts): a namespace now goes with its last item and reads add nothing; a batch
-  putting two items with the same indexed text failed ("Number of embeddings does not match":
-  texts were embedded once each, then zipped with every use of them).
-- SqliteStore and AsyncSqliteStore (the same fixes, shared): they embedded the whole JSON value,
-  ignoring `index["fields"]` (they read only `text_fields`); expired items were still returned
-  (`omit_expired` ignored, langgraph#8902): reads now sweep expired items first; vector search
-  truncated to `2 * limit` rows before removing duplicates and applying `offset` (#8977), so later
-  pages came back short or empty; a failed batch committed its first half (now rolled back);
-  deleted items left their vectors behind (SQLite enforces `ON DELETE CASCADE` only with `PRAGMA
-  foreign_keys=ON`); two processes could fail with "database is locked" (WAL, a busy timeout and
-  `BEGIN IMMEDIATE`); vector search needs an SQLite that loads extensions, which this Python's
-  `sqlite3` cannot, so the stores run on `pysqlite3`, and so do the checkpointers (two SQLite
-  libraries on one file in one process ignore each other's locks and corrupted it); deleted rows
-  stayed readable in the file (`secure_delete` is on for stores and checkpointers;
-  `sqlite_scrub(conn)` truncates the write-ahead log, which still held them). The sync store's
-  `abatch` is not implemented upstream (it runs `batch` in a thread here); `aopen_store` gives
-  the async store, whose SQL runs in aiosqlite's own thread, never on the event loop, and which
-  refuses a sync call on the loop's own thread (`InvalidStateError`), as LangGraph's does.
-- PostgresStore: the same vector search truncation before `offset`; a search inside a namespace
-  walked the table-wide HNSW index and then filtered, so a user with a small share of a large
-  table got fewer results than asked for (exact within a namespace now); `omit_expired` is on.
-- Both: equal scores or timestamps came back in no fixed order, so pages could overlap (ties are
-  broken by namespace and key).
-- Every store: vectors are checked (right size, finite) and cast to float before anything is
-  written (psycopg refuses lists mixing int and float), by wrapping the store's own calls to its
-  embedder during a batch: `store.embeddings` and `store.index_config["embed"]` stay what
-  LangGraph makes them, the caller's embedder (a function: LangGraph's `EmbeddingsLambda` of it,
-  the function in the config), not a wrapper; put values must be JSON with valid
-  Unicode (a lone surrogate is refused, not stored on one backend and refused on another);
-  namespace labels are checked in `batch` too, as the public `put` checks them; search filters
-  are checked before they reach a backend (a list or str filter raised AttributeError on three
-  backends, a NUL a psycopg error on PostgreSQL only): a dict of str keys to JSON scalars, lists
-  or operator dicts (`$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`), strings valid Unicode without
-  NUL; TypeError for a wrong kind of value, ValueError for a bad one, the same on every backend
-  (`faiss://` opens a FaissStore subclass running the same checks).
-- Async: LangGraph's async stores merge the calls made in one tick into one batch, so one
-  caller's refused value or filter failed every call sharing it (another user's `aget`): `aput`
-  and `asearch` are checked alone before they join. An embedder without async code runs in a
-  thread pool of its own; in the event loop's default pool it deadlocked `ainvoke` once
-  concurrent users outnumbered the pool's threads (the graph's sync nodes fill that pool, each
-  waiting on a search that waits on an embedding).
+The stores are LangGraph's classes, subclassed only to fix what goes wrong in use: expired items
+returned (langgraph#8902), vector-search pages cut short (#8977), ties in no fixed order, a failed
+SQLite batch half-committed, vectors of deleted items left behind, the whole value embedded, a
+namespaced PostgreSQL search walking the table-wide HNSW index, InMemoryStore keeping empty
+namespaces, one async caller's bad value failing another's call, processes setting up a new
+database at once (sync stores). Every store checks vectors, values, namespace labels and filters alike (TypeError
+for a wrong kind, ValueError for a bad value) before anything is written. SQLite runs on
+`pysqlite3` (it loads sqlite-vec; two SQLite libraries on one file in one process ignore each
+other's locks) with WAL, a busy timeout, `BEGIN IMMEDIATE` and `secure_delete`; `sqlite_scrub`
+truncates the write-ahead log. docs/backends.md lists each fix with the test that fails without it.
 
 `store_latency(url, vectors)` times searches and puts on one table (benchmarks/backends.py and
 notebook 10 use it).
@@ -535,13 +501,16 @@ def _is_duplicate_column(error: Exception) -> bool:
     return isinstance(error, sqlite3x.OperationalError) and "duplicate column" in str(error)
 
 
-def _raced(error: Exception) -> bool:
-    """A store setup() that lost a race: SqliteStore reads its migration version, then migrates in
-    separate statements, so processes opening a new file at once each ran the same migration
-    ("UNIQUE constraint failed: store_migrations.v", or a duplicate column). Reading the version
-    again and going on from there is then right; every migration is otherwise idempotent."""
-    unique = isinstance(error, _sqlite_module().IntegrityError) and "migrations.v" in str(error)
-    return unique or _is_duplicate_column(error)
+def _setup_pause(deadline: float, error: Exception | None = None) -> float:
+    """The pause before another try at setup(), or raise: past the deadline, or for an error that
+    is not a lost race. LangGraph's setup() reads its migration version, then migrates in separate
+    statements, so processes opening a new database at once ran the same migration ("UNIQUE
+    constraint failed: store_migrations.v", a duplicate column); the loser reads it again."""
+    if error is not None and not ("migrations.v" in str(error) or _is_duplicate_column(error)):
+        raise error
+    if time.monotonic() > deadline:
+        raise error or TimeoutError("another process held the PostgreSQL setup lock for 30 s")
+    return 0.01
 
 
 @functools.cache
@@ -603,15 +572,13 @@ def _sqlite_store_class():
         """SqliteStore: expired items never returned, full pages, all-or-nothing batches, and
         processes that open a new file at once all set it up."""
 
-        def setup(self) -> None:
+        def setup(self) -> None:  # processes opening a new file at once: see _setup_pause
             deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
             while True:
                 try:
                     return super().setup()
                 except Exception as e:
-                    if not _raced(e) or time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.01)  # the winner is migrating: read its version again
+                    time.sleep(_setup_pause(deadline, e))
 
         @contextlib.contextmanager
         def _cursor(self, *, transaction: bool = True):
@@ -717,26 +684,20 @@ def _exact_in_namespace(sql: str) -> str:
     return _PG_ORDER_BY_DISTANCE.sub(r"ORDER BY (\1) + 0 ASC", sql, count=1)
 
 
-# LangGraph's PostgreSQL setup() reads its migration version, then migrates: processes opening a
-# new database at once ran the same migration ("duplicate key value violates unique constraint
-# store_migrations_pkey"). An advisory lock around setup() makes them take turns. It is polled
-# (pg_try_advisory_lock), never waited on: a session blocked inside its SELECT holds a transaction
-# open, which the holder's CREATE INDEX CONCURRENTLY waits for (a deadlock PostgreSQL detected).
-_PG_TRY = "SELECT pg_try_advisory_lock(7305069) AS got"
-_PG_UNLOCK = "SELECT pg_advisory_unlock(7305069)"
-
-
-def _pg_lock_wait(deadline: float) -> float:
-    if time.monotonic() > deadline:
-        raise TimeoutError("another process held the PostgreSQL setup lock for 30 s")
-    return 0.05
+# PostgreSQL's setup() takes turns under an advisory lock (see _setup_pause), polled: a session
+# blocked inside its SELECT holds a transaction open, which the holder's CREATE INDEX CONCURRENTLY
+# waits for (PostgreSQL detected the deadlock).
+_PG_TRY, _PG_UNLOCK = (
+    "SELECT pg_try_advisory_lock(7305069) AS got",
+    "SELECT pg_advisory_unlock(7305069)",
+)
 
 
 @contextlib.contextmanager
 def _pg_setup_lock(conn):
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     while not conn.execute(_PG_TRY).fetchone()["got"]:
-        time.sleep(_pg_lock_wait(deadline))
+        time.sleep(_setup_pause(deadline))
     try:
         yield
     finally:
@@ -747,7 +708,7 @@ def _pg_setup_lock(conn):
 async def _apg_setup_lock(conn):
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     while not (await (await conn.execute(_PG_TRY)).fetchone())["got"]:
-        await asyncio.sleep(_pg_lock_wait(deadline))
+        await asyncio.sleep(_setup_pause(deadline))
     try:
         yield
     finally:
