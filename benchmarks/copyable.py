@@ -10,7 +10,7 @@ memlib's source too, with everything that code uses in turn. This script measure
   followed through the names each one's source uses in its own module, until nothing new is found
   (its non-blank source lines, docstrings included, as a reader would copy them).
 - Free: the backend switch and embeddings (`memlib.models`, `memlib.embeddings`) and the argument
-  checks (`memlib.checks` and every `check_*` function), which the issue ("Lessons that prove their point", item 3) allows, and
+  checks (`memlib.checks` and every `check_*` or `_check_*` function), which the issue ("Lessons that prove their point", item 3) allows, and
   the FAISS store (`memlib.faiss_store`): any LangGraph store with an index takes its place, e.g.
   `InMemoryStore(index={...})` in one line.
 
@@ -100,7 +100,7 @@ def closure(roots: list[tuple[str, str]], defined: set[str]) -> dict[str, int]:
     while todo:
         module_name, name = todo.pop()
         key = f"{module_name}.{name}"
-        free = module_name.startswith(FREE) or name.startswith("check_")
+        free = module_name.startswith(FREE) or name.lstrip("_").startswith("check_")
         if key in seen or free or not module_name.startswith("memlib"):
             continue
         module = importlib.import_module(module_name)
