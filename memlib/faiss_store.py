@@ -1143,22 +1143,20 @@ class FaissStore(BaseStore):
         owner: dict[int, NsKey] = {}
         ns_nvec: dict[tuple[str, ...], int] = {}
         seq: dict[NsKey, int] = {}
-        n_unindexed, dates = 0, {}  # a batch's items share their dates: parse each once
+        n_unindexed, dates, parse = 0, {}, datetime.fromisoformat  # a batch shares its dates
         for ns_list, rows in table["namespaces"]:
             ns = tuple(ns_list)
             items = data[ns] = {}
             for key, value, created, updated, ids in rows:
-                for d in (created, updated):
-                    if d not in dates:
-                        dates[d] = datetime.fromisoformat(d)
-                kw = {"created_at": dates[created], "updated_at": dates[updated]}
-                items[key] = Item(value=value, key=key, namespace=ns, **kw)
-                seq[(ns, key)] = len(seq)
-                if ids:
-                    vec_ids[(ns, key)] = {p: int(v) for p, v in ids.items()}
+                c = dates.get(created) or dates.setdefault(created, parse(created))
+                u = dates.get(updated) or dates.setdefault(updated, parse(updated))
+                items[key] = Item(value=value, key=key, namespace=ns, created_at=c, updated_at=u)
+                seq[nk := (ns, key)] = len(seq)
+                if ids:  # {field path: vector id}, as saved
+                    vec_ids[nk] = ids
                     ns_nvec[ns] = ns_nvec.get(ns, 0) + len(ids)
                     for v in ids.values():
-                        owner[int(v)] = (ns, key)
+                        owner[v] = nk
                 else:
                     n_unindexed += 1
         index = self._index
