@@ -78,7 +78,9 @@ def neighbour_stats(items: np.ndarray, queries: np.ndarray, self_ids=None) -> di
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[5_483, 100_000, 1_000_000])
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/neighbours.json")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "benchmarks/results/neighbour_stats.json"
+    )
     args = parser.parse_args(argv)
     from memlib.embeddings import MiniLMEmbeddings
 

@@ -22,7 +22,7 @@ items, and the relative contrast: mean distance / 10th-neighbour distance):
 | "noisy" | 100,000 | 0.313 | 0.261 | 0.175 | 0.000 | 1.163 |
 | "noisy" | 1,000,000 | 0.307 | 0.257 | 0.198 | 0.000 | 1.160 |
 
-(benchmarks/results/neighbours.json.) Real sentences at a million could not be measured (the
+(benchmarks/results/neighbour_stats.json.) Real sentences at a million could not be measured (the
 repository has 5,483); how real neighbours thicken with n is the model's assumption below.
 
 - "calibrated": a hierarchy fitted to those real statistics at the size measured: a mean
