@@ -62,7 +62,7 @@ doubling: at 31k, 61k, 120k, 236k, 463k and 908k in batches of 1,000), all insid
 Usage: python benchmarks/recall_latency.py [--quick] [--million] [--sizes 1000 10000]
 [--data calibrated|noisy] [--out PATH]
 --million adds 1,000,000 items for the stores that build them at all on this machine (faiss_flat,
-faiss_ivf_sq: 29 minutes niced at load 9, faiss_ivf_pq: 13 minutes at load 7, numpy); with
+faiss_ivf_sq: 29 minutes niced at load 9, faiss_ivf_pq: 11 to 13 minutes at load 5 to 7, numpy); with
 --data noisy the file name ends in _noisy. Writes a JSON list of rows {"store", "n", "scope", "p50_ms", "p95_ms",
 "recall_at_10", "rss_mb", "vector_ratio" (index file bytes / float32 vector bytes), "build_s",
 "put_ms_p50", "reopen_s", "load_avg" (1-minute load average at the end of the row), ...}.
