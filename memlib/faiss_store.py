@@ -17,13 +17,15 @@ neither overflow nor vanish) and searched by inner product. The default index is
 `ef_construction`, `ef_search`), `"hnsw_sq"` HNSW over 8-bit codes (SQ8: a quarter of float32);
 HNSW cannot remove vectors, so deletes and updates leave tombstones, skipped by searches, until
 they pass `rebuild_fraction` of the index and it is rebuilt (also by `compact()`). `"ivf_sq"`
-(`faiss.IndexIVFScalarQuantizer`) keeps SQ8 codes in k-means lists and scans the `nprobe` nearest;
-it searches exactly (flat) until IVF_TRAIN_AT vectors, and the write that reaches them, or twice
-the vectors its lists were trained on, trains 16 * sqrt(n) lists on a sample, re-adds every
-vector (one slow write) and snapshots; `compact()` retrains. SQ8 types re-score RERANK candidates
-per result with the float32 vectors (`vectors.f32`, memory-mapped): exact scores. Searches within
-at most `exact_threshold` vectors (by prefix or filter) are exact (numpy); larger ones use an
-`IDSelector` (kept until a write there), through which IVF scans nprobe / (their share) lists.
+(SQ8 codes, 16 * sqrt(n) lists) and `"ivf_pq"` (`faiss.IndexIVFPQFastScan`: 4-bit codes of
+4-component pieces, 1/32 of float32, scanned in SIMD blocks; 4 * sqrt(n) lists) keep codes in
+k-means lists and scan the `nprobe` nearest (default 16 and 96); they search exactly (flat) until
+IVF_TRAIN_AT vectors, and the write that reaches them, or twice the vectors its lists were
+trained on, trains the lists on a sample, re-adds every vector (one slow write) and snapshots.
+Quantised types re-score RERANK candidates per result with the float32 vectors (`vectors.f32`,
+memory-mapped): exact scores. Searches within at most `exact_threshold` vectors (by prefix or
+filter) are exact (numpy); larger ones use an `IDSelector` (kept until a write there), through
+which IVF scans nprobe / (their share) lists.
 
 Example::
 
@@ -35,28 +37,25 @@ Example::
 Durability and concurrency, exactly:
 - A directory holds a snapshot (item table as UTF-8 JSON, FAISS index) and the write-ahead log
   written since it; `manifest.json` names the three. `autosave=True` appends each batch that
-  writes to the log as one record (length, CRC-32, the writes and their vectors) and fdatasyncs
-  it before applying it in memory: a write is acknowledged (the call returns) only once durable,
-  and if the append fails the call raises with nothing changed. The log grows in zero-filled
-  chunks, so an append overwrites and costs one flush. Every `snapshot_every` logged writes, after
-  a batch that deletes (a deleted value must leave the log's bytes), and on `save()`, a new snapshot and an empty log are written and fsynced, then `manifest.json` is
-  replaced atomically and the directory fsynced: a crash or SIGKILL at any point leaves the old
-  snapshot with its complete log, or the new one. Older files and temporary files of interrupted
-  snapshots are deleted by the next snapshot, and on open when no writer holds the directory.
+  writes to the log as one record (length, CRC-32, writes, vectors) and fdatasyncs it before
+  applying it in memory: a call returns only once its write is durable, and if the append fails
+  it raises with nothing changed. The log grows in zero-filled chunks, so an append overwrites
+  and costs one flush. Every `snapshot_every` logged writes, after a batch that deletes (a deleted
+  value must leave the log's bytes) and on `save()`, a new snapshot and an empty log are written
+  and fsynced, then `manifest.json` is replaced atomically and the directory fsynced: a crash or
+  SIGKILL at any point leaves the old snapshot with its complete log, or the new one. Older and
+  temporary files are deleted by the next snapshot, and on open when no writer holds the lock.
 - Opening reads the snapshot and replays the log; a torn last record (a writer killed mid-append,
-  so never acknowledged) is dropped, and the next writer overwrites it; a damaged record followed
-  by good ones raises ValueError. If a snapshot in another process replaces the files mid-read,
-  the reader reads the manifest again: it gets a complete state, never an error or a mix. Readers
-  do not take the writer lock, except for a moment on open to clean up, and a writer waits that
-  moment out (up to LOCK_WAIT seconds).
+  so never acknowledged) is dropped and later overwritten; a damaged record followed by good ones
+  raises ValueError. A reader whose files a snapshot in another process replaced mid-read reads
+  the new manifest: a complete state, never an error or a mix. Readers take the writer lock only
+  for a moment on open, to clean up; a writer waits that out (up to LOCK_WAIT seconds).
 - One writer per directory: the first write or `save()` takes an exclusive `fcntl.flock` on
-  `writer.lock` and holds it until `close()` (or the `with` block ends, or the process exits,
-  even by SIGKILL). Another store, in this process or another, that tries to write there
-  meanwhile gets `StoreConflictError` naming the holder's pid; its writes are not merged. A store
-  also refuses (`StoreConflictError`) to write after another store wrote there since it opened
-  the directory, even once that writer closed: reopen and write again.
-- Within one process a lock serialises mutations and reads, so one store can be shared between
-  threads.
+  `writer.lock` until `close()` (or the `with` block's end, or the process's, even by SIGKILL).
+  Another store, in this process or another, that tries to write there meanwhile gets
+  `StoreConflictError` naming the holder's pid, as does a store writing after another store wrote
+  there since it opened the directory, even once that one closed: reopen and write again.
+- Within one process a lock serialises mutations and reads: threads can share one store.
 
 Every batch is validated and embedded before anything changes: a bad namespace label, a value that
 is not JSON, a vector of the wrong size, a NaN, infinite or zero vector raises ValueError /
@@ -72,8 +71,7 @@ not a number, compare alphabetically (`"2024-05-01" >= "2024-01-01"`, and `"10" 
 and a missing value, or a non-numeric string against a number, does not match.
 
 Leaves out: TTL (`supports_ttl` is False; a `ttl` raises NotImplementedError), several writers on
-one directory at once (refused, not merged), and filters evaluated inside FAISS (filters run in
-Python on the candidate items).
+one directory at once (refused, not merged), filters inside FAISS (Python checks candidates).
 """
 
 from __future__ import annotations
@@ -81,6 +79,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import gc
 import json
 import math
 import mmap
@@ -127,13 +126,12 @@ LOCK_NAME = "writer.lock"
 LOCK_WAIT = 0.2  # seconds a writer waits out a lock held only to clean up on open
 LOAD_RETRIES = 50  # times a reader re-reads the manifest when a save replaced it mid-read
 _OPERATORS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
-_INDEX_TYPES = ("flat", "hnsw", "hnsw_sq", "ivf_sq")
+_INDEX_TYPES = ("flat", "hnsw", "hnsw_sq", "ivf_sq", "ivf_pq")
 _RECORD = struct.Struct("<II")  # a log record's header: payload length, CRC-32 of the payload
 LOG_CHUNK = 1 << 20  # the log grows by this many zero bytes at a time, so appends overwrite
-RERANK = (
-    4  # hnsw_sq, ivf_sq: candidates fetched per result, then re-scored with the float32 vectors
-)
-IVF_TRAIN_AT, IVF_GROWTH = 20_000, 1.4  # ivf_sq: train at 20k vectors, again when lists double
+RERANK = {"hnsw_sq": 4, "ivf_sq": 4, "ivf_pq": 16}  # candidates per result, re-scored exactly
+IVF_TRAIN_AT, IVF_GROWTH = 20_000, 1.4  # ivf_*: train at 20k vectors, again when lists double
+NPROBE_PQ = 96  # ivf_pq's default nprobe (ivf_sq's: 16)
 
 NsKey = tuple[tuple[str, ...], str]
 
@@ -248,9 +246,9 @@ def _does_match(condition: MatchCondition, ns: tuple[str, ...]) -> bool:
     return all(p == "*" or k == p for k, p in pairs)
 
 
-def _nlist(n: int) -> int:
-    """IVF lists for n vectors: 16 * sqrt(n), with 10 training vectors per list at least."""
-    return max(1, min(int(16 * math.sqrt(n)), n // 10))
+def _nlist(n: int, index_type: str = "ivf_sq") -> int:
+    """IVF lists for n vectors: 16 * sqrt(n) (ivf_pq: 4 * sqrt(n)), 10 vectors per list at least."""
+    return max(1, min(int((4 if index_type == "ivf_pq" else 16) * math.sqrt(n)), n // 10))
 
 
 def _fsync_write(path: Path, data: bytes) -> None:
@@ -293,7 +291,7 @@ class FaissStore(BaseStore):
         hnsw_m: int = 32,
         ef_construction: int = 100,
         ef_search: int = 128,
-        nprobe: int = 16,
+        nprobe: int | None = None,
         rebuild_fraction: float = 0.25,
         exact_threshold: int = 4096,
         path: str | os.PathLike | None = None,
@@ -302,6 +300,7 @@ class FaissStore(BaseStore):
     ) -> None:
         if check_str(index_type, "index_type") not in _INDEX_TYPES:
             raise ValueError(f"index_type must be one of {_INDEX_TYPES}, got {index_type!r}")
+        nprobe = (NPROBE_PQ if index_type == "ivf_pq" else 16) if nprobe is None else nprobe
         for name, v, lo in (
             ("hnsw_m", hnsw_m, 2),
             ("ef_construction", ef_construction, 1),
@@ -355,11 +354,15 @@ class FaissStore(BaseStore):
         self._log_end = 0  # bytes of the log file, written zeros past _log_size
 
         if self.path is not None and (self.path / "manifest.json").exists():
-            self._load(self.path)
+            collecting = gc.isenabled()  # a million items make millions of objects, none garbage:
+            gc.disable()  # collecting while they are made took over half of a reopen's time
+            try:
+                self._load(self.path)
+            finally:
+                if collecting:
+                    gc.enable()
         if self.path is not None and self.path.is_dir():
             self._clean_if_unlocked(self.path)
-
-    # Configuration
 
     def _set_index_config(self, index: Any) -> None:
         if not isinstance(index, Mapping):
@@ -383,18 +386,23 @@ class FaissStore(BaseStore):
         self._fields = [(p, p if p == "$" else tokenize_path(p)) for p in fields]
 
     def _new_index(self, live: np.ndarray | None = None) -> faiss.Index:
-        """An empty index; for ivf_sq with at least IVF_TRAIN_AT live ids, trained on them."""
-        if self.index_type == "ivf_sq" and live is not None and len(live) >= IVF_TRAIN_AT:
-            nlist, ip = _nlist(len(live)), faiss.METRIC_INNER_PRODUCT
-            sample = np.random.default_rng(len(live)).choice(
-                live, min(len(live), 10 * nlist), False
-            )
+        """An empty index; for ivf_* with at least IVF_TRAIN_AT live ids, trained on them."""
+        if self.index_type.startswith("ivf") and live is not None and len(live) >= IVF_TRAIN_AT:
+            pq, ip, n = self.index_type == "ivf_pq", faiss.METRIC_INNER_PRODUCT, len(live)
+            nlist = _nlist(n, self.index_type)  # PQ scans blocks of 32 codes: fewer, longer lists
+            size = min(n, (20 if pq else 10) * nlist)  # k-means sample: PQ trains on it too
+            sample = np.random.default_rng(n).choice(live, size, False)
             coarse = faiss.IndexHNSWFlat(self.dims, 32, ip)  # finds a vector's list fast (and
             coarse.hnsw.efConstruction = 40  # in k-means): thousands of lists cost no more
-            sq8 = faiss.ScalarQuantizer.QT_8bit
-            ivf = faiss.IndexIVFScalarQuantizer(coarse, self.dims, nlist, sq8, ip)
+            if pq:  # 4-bit codes of 4-component pieces: 1/32 of float32, scanned 32 at a time
+                m = max(d for d in range(1, max(1, self.dims // 4) + 1) if self.dims % d == 0)
+                ivf = faiss.IndexIVFPQFastScan(coarse, self.dims, nlist, m, 4, ip)
+            else:
+                sq8 = faiss.ScalarQuantizer.QT_8bit
+                ivf = faiss.IndexIVFScalarQuantizer(coarse, self.dims, nlist, sq8, ip)
             ivf.cp.niter, ivf.cp.min_points_per_centroid = 6, 5  # rough lists: re-ranking is exact
-            ivf.train(self._vectors(np.sort(sample)))
+            rows = self._vectors(np.sort(sample))  # a tiny store repeats its rows: PQ needs 16+
+            ivf.train(np.resize(rows, (max(len(rows), 64), self.dims)))
             return ivf
         if self.index_type == "hnsw_sq":  # 8 bits per component over [-1, 1]: unit vectors fit
             sq8 = faiss.ScalarQuantizer.QT_8bit
@@ -420,8 +428,6 @@ class FaissStore(BaseStore):
         where = f", path={str(self.path)!r}" if self.path else ""
         return f"FaissStore(items={len(self)}, index_type={self.index_type!r}, dims={self.dims}{where})"
 
-    # Batch entry points
-
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         plan = self._plan(ops)
         doc_vecs = query_vecs = None
@@ -444,8 +450,6 @@ class FaissStore(BaseStore):
             query_vecs = self._check_vectors(list(raw), plan.queries, "query")
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(None, self._execute, plan, doc_vecs, query_vecs)
-
-    # Validation, before anything changes
 
     def _plan(self, ops: Iterable[Op]) -> _Plan:
         ops = list(ops)
@@ -569,8 +573,6 @@ class FaissStore(BaseStore):
         unit = arr / np.linalg.norm(arr, axis=1)[:, None]
         return np.ascontiguousarray(unit.astype(np.float32))
 
-    # Execution, under the lock
-
     def _execute(
         self, plan: _Plan, doc_vecs: np.ndarray | None, query_vecs: np.ndarray | None
     ) -> list[Result]:
@@ -681,8 +683,8 @@ class FaissStore(BaseStore):
     def _maybe_rebuild(self) -> bool:
         """Rebuild an HNSW index with too many tombstones, or (re)train an ivf_sq one that grew."""
         n, ivf = len(self._owner), self._ivf()
-        if self.index_type == "ivf_sq" and n >= IVF_TRAIN_AT:
-            if ivf is None or _nlist(n) >= IVF_GROWTH * ivf.nlist:
+        if self.index_type.startswith("ivf") and n >= IVF_TRAIN_AT:
+            if ivf is None or _nlist(n, self.index_type) >= IVF_GROWTH * ivf.nlist:
                 self._rebuild()
                 return True
         if self._tombstones and len(self._tombstones) > self.rebuild_fraction * self._index.ntotal:
@@ -730,8 +732,6 @@ class FaissStore(BaseStore):
             if self._index is not None and dropped:
                 self._rebuild()
             return dropped
-
-    # Reads
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         found = [ns for ns, items in self._data.items() if items]
@@ -869,7 +869,7 @@ class FaissStore(BaseStore):
             reachable = total - len(self._tombstones) if accept is None else total
         # One hit more than needed: if it scores below the need-th, no tie was cut off.
         skipped = len(self._tombstones) if selector is None else 0  # selectors skip them
-        k = min(total, int(need / max(fraction, 1e-9)) + 1 + skipped)
+        k = min(total, int(need / (1.0 if accept is None else fraction)) + 1 + skipped)
         query, share = qvec.reshape(1, -1), reachable / max(1, total)
         while True:
             scores, ids = self._faiss_search(query, k, selector, share)
@@ -891,9 +891,9 @@ class FaissStore(BaseStore):
         return out[:need]
 
     def _faiss_search(self, query: np.ndarray, k: int, selector: Any, share: float) -> tuple:
-        """FAISS's top k (SQ8: of RERANK * k, re-scored); IVF scans nprobe / share lists."""
+        """FAISS's top k (SQ8, PQ: of RERANK * k, re-scored); IVF scans nprobe / share lists."""
         ivf = self._ivf()
-        fetch = RERANK if ivf is not None or self.index_type == "hnsw_sq" else 1
+        fetch = RERANK[self.index_type] if ivf is not None or self.index_type == "hnsw_sq" else 1
         if ivf is not None or self.index_type.startswith("hnsw"):
             if ivf is not None:
                 wide = 1.0 if selector is None else max(share, 1e-9)
@@ -913,8 +913,6 @@ class FaissStore(BaseStore):
             order = np.argsort(-scores[0], kind="stable")[:k]
             scores, ids = scores[:, order], ids[:, order]
         return scores, ids
-
-    # Persistence
 
     def _config_doc(self) -> dict:
         return {
@@ -1145,20 +1143,20 @@ class FaissStore(BaseStore):
         owner: dict[int, NsKey] = {}
         ns_nvec: dict[tuple[str, ...], int] = {}
         seq: dict[NsKey, int] = {}
-        n_unindexed = 0
+        n_unindexed, dates, parse = 0, {}, datetime.fromisoformat  # a batch shares its dates
         for ns_list, rows in table["namespaces"]:
             ns = tuple(ns_list)
             items = data[ns] = {}
             for key, value, created, updated, ids in rows:
-                kw = {"created_at": datetime.fromisoformat(created)}
-                kw["updated_at"] = datetime.fromisoformat(updated)
-                items[key] = Item(value=value, key=key, namespace=ns, **kw)
-                seq[(ns, key)] = len(seq)
-                if ids:
-                    vec_ids[(ns, key)] = {p: int(v) for p, v in ids.items()}
+                c = dates.get(created) or dates.setdefault(created, parse(created))
+                u = dates.get(updated) or dates.setdefault(updated, parse(updated))
+                items[key] = Item(value=value, key=key, namespace=ns, created_at=c, updated_at=u)
+                seq[nk := (ns, key)] = len(seq)
+                if ids:  # {field path: vector id}, as saved
+                    vec_ids[nk] = ids
                     ns_nvec[ns] = ns_nvec.get(ns, 0) + len(ids)
                     for v in ids.values():
-                        owner[int(v)] = (ns, key)
+                        owner[v] = nk
                 else:
                     n_unindexed += 1
         index = self._index

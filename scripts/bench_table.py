@@ -35,6 +35,7 @@ NAMES = {
     "faiss_hnsw_ef32": "FaissStore, HNSW (efSearch 32)",
     "faiss_hnsw_sq": "FaissStore, HNSW + SQ8, re-ranked (efSearch 128)",
     "faiss_ivf_sq": "FaissStore, IVF + SQ8, re-ranked (nprobe 16)",
+    "faiss_ivf_pq": "FaissStore, IVF + 4-bit PQ fast scan, re-ranked (nprobe 96)",
     "sqlite": "SqliteStore + sqlite-vec",
     "postgres": "PostgresStore + pgvector",
     "numpy": "numpy brute force",

@@ -21,7 +21,7 @@ from langgraph.store.memory import InMemoryStore
 from memlib.faiss_store import FaissStore, _nlist
 
 DIMS = 16
-KINDS = ["inmemory", "flat", "hnsw", "ivf_sq"]
+KINDS = ["inmemory", "flat", "hnsw", "ivf_sq", "ivf_pq"]
 
 
 @pytest.fixture(autouse=True)
@@ -309,7 +309,7 @@ def test_store_without_index(kind):
 # Scores and order agree with InMemoryStore
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq", "ivf_pq"])
 def test_query_results_agree_with_inmemory(kind):
     ref, store = filled("inmemory"), filled(kind)
     for query in ["cats and dogs", "python", "france capital", "nothing matches zzz"]:
@@ -426,7 +426,7 @@ search_ops = st.tuples(
 )
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq", "ivf_pq"])
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -781,7 +781,7 @@ def test_ivf_sq_recall_unfiltered_and_in_one_namespace(monkeypatch):
             assert hits / 1000 >= floor, (nprobe, prefix, hits / 1000)
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq", "ivf_pq"])
 def test_search_paths_past_exact_threshold_agree(kind):
     # exact_threshold=10 sends these searches through FAISS: a namespace post-filter when a
     # prefix holds most vectors, an IDSelector when it holds few or a value filter applies.
@@ -804,7 +804,7 @@ def test_search_paths_past_exact_threshold_agree(kind):
 # Persistence
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq", "ivf_pq"])
 def test_save_and_reload_is_identical(kind, tmp_path):
     store = make(kind, path=tmp_path / "store")
     rng = np.random.default_rng(1)
@@ -1253,7 +1253,7 @@ def test_infinite_vector_is_refused_naming_the_key():
     assert snapshot(store) == before
 
 
-@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq"])
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "hnsw_sq", "ivf_sq", "ivf_pq"])
 def test_failed_autosave_rolls_the_write_back(kind, tmp_path, monkeypatch):
     import memlib.faiss_store as fs
 

@@ -487,10 +487,10 @@ TRIALS = [  # (phase, snapshot every N writes, padding bytes per value, writes b
 ]
 
 
-def faiss_state(path):
+def faiss_state(path, kind="ivf_sq"):
     from memlib.faiss_store import FaissStore
 
-    store = FaissStore(index=INDEX, index_type="ivf_sq", path=path)
+    store = FaissStore(index=INDEX, index_type=kind, path=path)
     assert store._ivf() is not None or len(store._owner) < 3, "IVF lists train at 3 vectors here"
     found = {f"k{j}": store.get(("fault",), f"k{j}") for j in range(5)}
     found = {k: (v.value if v else None) for k, v in found.items()}
@@ -499,8 +499,9 @@ def faiss_state(path):
     return found
 
 
-def test_faiss_sigkill_during_append_snapshot_and_replay(tmp_path, monkeypatch):
-    """Kill -9 an ivf_sq FaissStore writer mid-snapshot, mid-append and mid-replay: no acknowledged
+@pytest.mark.parametrize("kind", ["ivf_sq", "ivf_pq"])
+def test_faiss_sigkill_during_append_snapshot_and_replay(tmp_path, monkeypatch, kind):
+    """Kill -9 an IVF FaissStore writer mid-snapshot, mid-append and mid-replay: no acknowledged
     write is lost, nothing unacknowledged but the one in flight appears, the directory opens."""
     import memlib.faiss_store as fs
 
@@ -511,7 +512,7 @@ def test_faiss_sigkill_during_append_snapshot_and_replay(tmp_path, monkeypatch):
     rng, before, start, in_replay = random.Random("faiss-kill"), {}, 0, 0
     for phase, every, pad, writes in TRIALS:
         proc = subprocess.Popen(
-            [sys.executable, str(script), str(path), "ivf_sq", str(start), str(every), str(pad)],
+            [sys.executable, str(script), str(path), kind, str(start), str(every), str(pad)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -542,7 +543,7 @@ def test_faiss_sigkill_during_append_snapshot_and_replay(tmp_path, monkeypatch):
             expected[key] = value if value is None else {**value, "pad": "x" * pad}
         key, value = op(last + 1)
         in_flight = value if value is None else {**value, "pad": "x" * pad}
-        found = faiss_state(path)
+        found = faiss_state(path, kind)
         for k, v in found.items():
             allowed = [expected[k]] + ([in_flight] if k == key else [])
             assert v in allowed, (phase, k, str(v)[:80], last)
@@ -557,10 +558,10 @@ import sys
 import memlib.faiss_store as fs
 from memlib.faiss_store import FaissStore
 fs.IVF_TRAIN_AT = 50
-path, start = sys.argv[1], int(sys.argv[2])
+path, start, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 def embed(texts):
     return [[1.0 + int(t) % 7, 1.0 + int(t) % 11, 1.0 + int(t) % 13, 0.5] for t in texts]
-store = FaissStore(index={"dims": 4, "embed": embed, "fields": ["text"]}, index_type="ivf_sq",
+store = FaissStore(index={"dims": 4, "embed": embed, "fields": ["text"]}, index_type=kind,
                    path=path, autosave=True)
 print("ready", flush=True)
 for i in range(start, 10**6):
@@ -569,8 +570,9 @@ for i in range(start, 10**6):
 """
 
 
-def test_faiss_sigkill_while_ivf_trains_and_switches(tmp_path, monkeypatch):
-    """A growing ivf_sq store trains its lists at IVF_TRAIN_AT (here 50) vectors and retrains each
+@pytest.mark.parametrize("kind", ["ivf_sq", "ivf_pq"])
+def test_faiss_sigkill_while_ivf_trains_and_switches(tmp_path, monkeypatch, kind):
+    """A growing IVF store trains its lists at IVF_TRAIN_AT (here 50) vectors and retrains each
     time it can hold twice the lists (80, 320, ... here): the write that crosses trains, swaps the
     index and snapshots. Kill -9 around those writes: every acknowledged item reopens, an IVF
     index iff the store reached 50 vectors, holding exactly the live vectors."""
@@ -583,7 +585,7 @@ def test_faiss_sigkill_while_ivf_trains_and_switches(tmp_path, monkeypatch):
     rng, start, switched = random.Random("ivf-switch"), 0, 0
     for target in (48, 52, 78, 81, 160, 330):  # kills land just before, at and after a switch
         proc = subprocess.Popen(
-            [sys.executable, str(script), str(path), str(start)],
+            [sys.executable, str(script), str(path), str(start), kind],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -597,7 +599,7 @@ def test_faiss_sigkill_while_ivf_trains_and_switches(tmp_path, monkeypatch):
         proc.stdout.close()
         proc.stderr.close()
         last = acked[-1] if acked else start - 1
-        store = FaissStore(index=INDEX, index_type="ivf_sq", path=path)
+        store = FaissStore(index=INDEX, index_type=kind, path=path)
         n = len(store)
         assert n in (last + 1, last + 2), (target, n, last)  # + the write in flight, if durable
         for i in range(n):
