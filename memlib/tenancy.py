@@ -23,13 +23,14 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 
 from langchain_core.messages import messages_to_dict
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 
 from memlib.backends import sqlite_connections, sqlite_scrub
 from memlib.checks import (
     USER_LAYOUTS,
     _check_forget_args,
     check_checkpointer,
+    check_kind,
     check_store,
     check_user_id,
 )
@@ -208,6 +209,8 @@ class UserBoundSaver(BaseCheckpointSaver):
 # Saved from notebooks/09_full_memory_agent.ipynb, In [12]: edit it there, then `make sync`.
 def refuse_other_user(config: dict, latest) -> None:
     """PermissionError when the thread's latest checkpoint carries another user_id."""
+    check_kind(config, dict, "config", "a dict")
+    check_kind(latest, CheckpointTuple | None, "latest", "a CheckpointTuple or None")
     owner = latest.metadata.get("user_id") if latest is not None else None
     caller = config.get("configurable", {}).get("user_id")
     if owner is not None and owner != caller:

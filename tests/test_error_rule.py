@@ -267,6 +267,7 @@ SAMPLES = {
     "author": lambda tmp: "ana",
     "cases": lambda tmp: [_case()],
     "checkpointer": lambda tmp: _checkpointer(),
+    "config": lambda tmp: {"configurable": {"thread_id": "t1", "user_id": "ana"}},
     "conn": lambda tmp: None,
     "dims": lambda tmp: 8,
     "doc": lambda tmp: {"id": "d1", "title": "FAISS", "text": "A library.", "superseded_by": None},
@@ -298,6 +299,7 @@ SAMPLES = {
     ),
     "hot_path": lambda tmp: _writer().hot_path,
     "index": lambda tmp: _corpus_index(),
+    "latest": lambda tmp: None,  # no checkpoint yet
     "instructions": lambda tmp: "Summarize.",
     "item": lambda tmp: _item(),
     "k": lambda tmp: 3,
