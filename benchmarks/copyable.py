@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib
 import inspect
 import json
@@ -134,13 +135,20 @@ def closure(roots: list[tuple[str, str]], defined: set[str]) -> dict[str, int]:
     return seen
 
 
-def _assignment(module, name: str) -> str:
-    source = inspect.getsource(module)
+@functools.cache
+def _assignments(module) -> dict[str, str]:
+    """{name: source of its top-level assignment} of a module, read and parsed once."""
+    source, found = inspect.getsource(module), {}
     for node in ast.parse(source).body:
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            return ast.get_source_segment(source, node) or ""
-    return ""
+        for t in targets:
+            if isinstance(t, ast.Name):
+                found.setdefault(t.id, ast.get_source_segment(source, node) or "")
+    return found
+
+
+def _assignment(module, name: str) -> str:
+    return _assignments(module).get(name, "")
 
 
 def defines(text: str) -> set[str]:

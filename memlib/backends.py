@@ -23,11 +23,11 @@ returned (langgraph#8902), vector-search pages cut short (#8977), ties in no fix
 SQLite batch half-committed, vectors of deleted items left behind, the whole value embedded, a
 namespaced PostgreSQL search walking the table-wide HNSW index, InMemoryStore keeping empty
 namespaces, one async caller's bad value failing another's call, processes setting up a new
-database at once (sync stores). Every store checks vectors, values, namespace labels and filters alike (TypeError
-for a wrong kind, ValueError for a bad value) before anything is written. SQLite runs on
-`pysqlite3` (it loads sqlite-vec; two SQLite libraries on one file in one process ignore each
-other's locks) with WAL, a busy timeout, `BEGIN IMMEDIATE` and `secure_delete`; `sqlite_scrub`
-truncates the write-ahead log. docs/backends.md lists each fix with the test that fails without it.
+database at once (sync stores). Every store checks vectors, values, namespace labels and filters
+alike (TypeError for a wrong kind, ValueError for a bad value) before anything is written. SQLite
+runs on `pysqlite3` (it loads sqlite-vec; two SQLite libraries on one file in one process ignore
+each other's locks) with WAL, a busy timeout, `BEGIN IMMEDIATE` and `secure_delete`;
+`sqlite_scrub` truncates the write-ahead log. docs/backends.md lists each fix with the test that fails without it.
 
 `store_latency(url, vectors)` times searches and puts on one table (benchmarks/backends.py and
 notebook 10 use it).
