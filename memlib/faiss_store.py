@@ -798,7 +798,7 @@ class FaissStore(BaseStore):
                         self._selectors[prefix], subset = selector, None
                 else:  # most vectors qualify: search everything, drop the others
                     accept = set(matching)
-        ranked = self._rank(qvec, need, subset, accept, fraction, selector)
+        ranked = self._rank(qvec, need, subset, accept, fraction, selector, prefix)
         out = [
             self._copy_item(self._data[ns][key], score, search=True)
             for score, (ns, key) in ranked[offset:need]
@@ -806,13 +806,8 @@ class FaissStore(BaseStore):
         if len(out) < limit and len(ranked) < need:
             # Every scored candidate is ranked; unscored items follow in listing order.
             if scoreless is None:
-                scoreless = []
-                if self._n_unindexed:
-                    scoreless = [
-                        it
-                        for it in self._iter_items(prefix, filt)
-                        if (it.namespace, it.key) not in self._vec_ids
-                    ]
+                items = self._iter_items(prefix, filt) if self._n_unindexed else ()
+                scoreless = [it for it in items if (it.namespace, it.key) not in self._vec_ids]
             start = max(0, offset - len(ranked))
             out.extend(
                 self._copy_item(it, None, search=True)
@@ -828,13 +823,14 @@ class FaissStore(BaseStore):
         accept: set | None = None,
         fraction: float = 1.0,
         selector: tuple | None = None,
+        prefix: tuple = (),
     ) -> list:
         """Top `need` items by max inner product over their vectors: [(score, (ns, key))].
 
         Equal scores keep listing order, on every path, so pages through ties neither repeat nor
         skip items. subset: the only vector ids allowed, in listing order (exact numpy if small,
         else a FAISS IDSelector); selector: (an IDSelector, its size) for the same, built before;
-        accept: the only namespaces allowed, checked after an over-fetching FAISS search.
+        accept: namespaces allowed, checked after an over-fetching FAISS search; prefix: searched.
         """
         if need <= 0 or not self._owner or (subset is not None and not subset):
             return []
@@ -872,7 +868,14 @@ class FaissStore(BaseStore):
         k = min(total, int(need / (1.0 if accept is None else fraction)) + 1 + skipped)
         query, share = qvec.reshape(1, -1), reachable / max(1, total)
         while True:
-            scores, ids = self._faiss_search(query, k, selector, share)
+            if k >= total and self._ivf() is not None:  # every vector asked for: IVF misses some
+                n, live = len(prefix), self._owner.items()  # (lists not probed; PQ FastScan
+                ids = np.asarray(subset or [v for v, o in live if o[0][:n] == prefix])  # drops
+                scores = self._vectors(ids) @ qvec  # its table's floor): score them exactly
+                order = np.argsort(-scores, kind="stable")[None, :]
+                scores, ids = scores[order], ids[order]
+            else:
+                scores, ids = self._faiss_search(query, k, selector, share)
             out.clear()
             seen.clear()
             collect(scores[0].tolist(), ids[0].tolist())
