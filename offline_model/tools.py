@@ -1426,13 +1426,16 @@ _REPLY_VERB = re.compile(
 )
 
 
-def feedback_rules(ctx: Context) -> list[str]:
-    """Prompt rules from feedback: directive sentences kept as rules, others as issues to address."""
+def feedback_rules(ctx: Context, mode: str = "all") -> list[str]:
+    """Prompt rules from feedback: directive sentences kept as rules, others as issues to address.
+    Where one feedback holds both, mode "minimal" drops its issues (the rules address them) and
+    "lessons" joins them into one line ("Too long, so always answer in one sentence.")."""
     current = ctx.tagged.get("current_prompt", "")
     prompt_terms = content_terms(current)
     variables = set(re.findall(r"\{\w+\}", current))
     rules = []
     for fb in ctx.feedback:
+        mine = []
         for s in split_sentences(fb):
             s = re.sub(r"^(?:please|pls)\s+", "", s.strip(), flags=re.I)
             # Braces that are not the prompt's own {variables} would reach LangMem, which
@@ -1444,7 +1447,13 @@ def feedback_rules(ctx: Context) -> list[str]:
                 continue
             directive = _DIRECTIVE.search(s) or _ACTION.match(s) or _REPLY_VERB.match(s)
             rule = s[0].upper() + s[1:] if directive else f"Address this feedback: {s}"
-            rules.append(rule.rstrip(".") + ".")
+            mine.append(rule.rstrip(".") + ".")
+        issue = [r for r in mine if r.startswith("Address this feedback: ")]
+        told = [r for r in mine if r not in issue]
+        if issue and told and mode == "lessons":
+            why = " ".join(r.removeprefix("Address this feedback: ").rstrip(".") for r in issue)
+            mine = [f"{why}, so {' '.join(told)[0].lower()}{' '.join(told)[1:]}"]
+        rules += told if issue and told and mode == "minimal" else mine
     return list(dict.fromkeys(rules))
 
 
@@ -1485,20 +1494,31 @@ def _classify_prompts(ctx: Context, tool: ToolSpec) -> dict:
     return {"reasoning": reason, "which": which}
 
 
-def improved_prompt(ctx: Context) -> str:
-    """The current prompt plus a section of rules taken from feedback and recommendations."""
+def improved_prompt(ctx: Context, kind: str = "gradient") -> str:
+    """The current prompt changed by feedback, as each LangMem kind asks for it. gradient (its
+    recommendations, minimally invasive): a list of the rules, an issue dropped when a rule of the
+    same feedback addresses it; metaprompt (a rewrite of the prompt): the same rules as sentences
+    of the prompt's first paragraph; prompt_memory (lessons from sessions): every rule and issue."""
     current = ctx.tagged.get("current_prompt", "").strip()
-    rules = feedback_rules(ctx)
+    rules = feedback_rules(ctx, "lessons" if kind == "prompt_memory" else "minimal")
     recs = ctx.tagged.get("recommendations", "")
-    rules += [
-        r.strip("- ").strip()
-        for r in recs.splitlines()
-        if r.strip().startswith("- ") and r.strip("- ").strip() not in rules
-    ]
+    rules += [r.strip("- ").strip() for r in recs.splitlines() if r.strip().startswith("- ")]
     rules = [r for r in dict.fromkeys(rules) if r and r.lower() not in current.lower()]
     if not rules:
         return current
-    heading = "Rules learned from feedback:"
+    if kind == "metaprompt":
+        first, sep, rest = current.partition("\n\n")
+        issue = "Address this feedback: "  # an issue becomes a sentence of the prompt too
+        said = " ".join(
+            f"Users reported: {r[len(issue)].lower()}{r[len(issue) + 1 :]}"
+            if r.startswith(issue)
+            else r
+            for r in rules
+        )
+        return f"{first} {said}{sep}{rest}"
+    heading = (
+        "Lessons from feedback:" if kind == "prompt_memory" else "Rules learned from feedback:"
+    )
     body = "\n".join(f"- {r}" for r in rules)
     if heading in current:
         return f"{current}\n{body}"
@@ -1509,11 +1529,12 @@ def _optimizer(
     ctx: Context, tools: dict[str, ToolSpec], forced: str | None
 ) -> list[tuple[str, dict]] | None:
     names = set(tools)
-    rules = feedback_rules(ctx)
+    rules = feedback_rules(ctx, "minimal")
     if "Classify" in names:
         return [("Classify", _classify_prompts(ctx, tools["Classify"]))]
     if forced == "OptimizedPromptOutput" or (names == {"OptimizedPromptOutput"}):
-        new = improved_prompt(ctx)
+        gradient = "recommendations" in ctx.tagged  # its update step; metaprompt has none
+        new = improved_prompt(ctx, "gradient" if gradient else "metaprompt")
         return [
             (
                 "OptimizedPromptOutput",
@@ -1565,7 +1586,7 @@ def _optimizer(
         name = "think" if "think" in names else "critique"
         return [(name, {"thought" if name == "think" else "criticism": thought})]
     if "GeneralResponse" in names:
-        new = improved_prompt(ctx)
+        new = improved_prompt(ctx, "prompt_memory")
         current = ctx.tagged.get("current_prompt", "").strip()
         return [
             (

@@ -229,7 +229,41 @@ def test_prompt_optimizer_incorporates_feedback(kind):
     feedback = "Too long. Always answer in one sentence and include a code example."
     better = optimizer.invoke({"trajectories": [(TRAJECTORY, feedback)], "prompt": prompt})
     assert better.startswith(prompt)  # the original prompt, variables intact
-    assert "Always answer in one sentence and include a code example." in better
+    assert "always answer in one sentence and include a code example." in better.lower()
+
+
+def test_the_three_optimizer_kinds_differ():
+    """Each kind's protocol asks for something else, and the offline model answers each in kind:
+    gradient's minimal edit lists the rule (the complaint it answers dropped), metaprompt's rewrite
+    makes it a sentence of the prompt, prompt_memory keeps the lesson with its complaint."""
+    from langmem import create_prompt_optimizer
+
+    prompt = "You are a support assistant for {user_name}.\n\nBe friendly."
+    feedback = "Too long for a chat window. Always answer in one sentence."
+    out = {
+        kind: create_prompt_optimizer(MODEL, kind=kind).invoke(
+            {"trajectories": [(TRAJECTORY, feedback)], "prompt": prompt}
+        )
+        for kind in ("gradient", "metaprompt", "prompt_memory")
+    }
+    assert (
+        out["gradient"]
+        == f"{prompt}\n\nRules learned from feedback:\n- Always answer in one sentence."
+    )
+    assert out["metaprompt"] == (
+        "You are a support assistant for {user_name}. Always answer in one sentence.\n\nBe friendly."
+    )
+    assert out["prompt_memory"] == (
+        f"{prompt}\n\nLessons from feedback:\n"
+        "- Too long for a chat window, so always answer in one sentence."
+    )
+    # a complaint alone is kept by every kind (gradient and prompt_memory as an issue to address)
+    alone = create_prompt_optimizer(MODEL, kind="metaprompt").invoke(
+        {"trajectories": [(TRAJECTORY, "Hard to follow.")], "prompt": prompt}
+    )
+    assert alone.startswith(
+        "You are a support assistant for {user_name}. Users reported: hard to follow."
+    )
 
 
 def test_prompt_optimizer_without_feedback_keeps_prompt():
@@ -258,8 +292,12 @@ def test_prompt_optimizer_reads_feedback_given_as_a_dict(kind, feedback):
         {"trajectories": [(TRAJECTORY, feedback)], "prompt": prompt}
     )
     assert better.startswith(prompt)
-    assert "- Prefer numbered steps." in better
-    assert "- Address this feedback: Rambling reply." in better
+    rule = {  # each kind as its protocol asks (test_the_three_optimizer_kinds_differ)
+        "gradient": "- Prefer numbered steps.",
+        "metaprompt": f"{prompt} Prefer numbered steps.",
+        "prompt_memory": "- Rambling reply, so prefer numbered steps.",
+    }
+    assert rule[kind] in better, better
     rules = better.removeprefix(prompt)
     assert "{" not in rules and "}" not in rules, better
     for key in ("comment", "rating", "critique", "note", "thumbs_up"):
@@ -628,7 +666,8 @@ def test_feedback_opening_with_a_verb_is_a_rule_not_an_issue():
         {"trajectories": [(TRAJECTORY, feedback)], "prompt": prompt}
     )
     assert "- List the ingredients before the method." in better
-    assert "- Address this feedback: Hard to follow." in better
+    assert "Address this feedback: List" not in better
+    assert "Hard to follow" not in better  # gradient's minimal edit: the rule answers it
 
 
 def test_each_sentence_keeps_its_own_fact_and_expertise_is_not_a_place():
