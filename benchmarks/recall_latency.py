@@ -112,6 +112,7 @@ STORES = (
     "faiss_hnsw_sq",
     "faiss_ivf_sq",
     "faiss_ivf_pq",
+    "faiss_hnsw_sq4",
     "sqlite",
     "postgres",
     "numpy",
@@ -123,12 +124,14 @@ SWEEP = {
     "faiss_hnsw_sq": ("ef_search", "ef", (16, 32, 64, 128)),
     "faiss_ivf_sq": ("nprobe", "nprobe", (4, 8, 16, 32)),
     "faiss_ivf_pq": ("nprobe", "nprobe", (32, 64, 128, 256, 512)),
+    "faiss_hnsw_sq4": ("ef_search", "ef", (16, 32, 48, 96, 128)),
 }
 BUILD_THREADS = 2  # FAISS threads while the stores are built; queries and puts run on one
 MILLION = (
     "faiss_flat",
     "faiss_ivf_sq",
     "faiss_ivf_pq",
+    "faiss_hnsw_sq4",
     "numpy",
 )  # stores that build a million in minutes
 USERS = 10  # namespaces the items are spread over; "namespace" rows search one of them
@@ -442,7 +445,9 @@ def check_targets(rows: list[dict]) -> list[str]:
         x = mem["p50_ms"] / hnsw["p50_ms"]
         line(x >= 1000, f"HNSW at 100k is {x:.0f}x faster than InMemoryStore (target 1000x)")
         line(hnsw["recall_at_10"] >= 0.95, f"HNSW at 100k recall@10 {hnsw['recall_at_10']:.3f}")
-    for n, kind in [(n, k) for n in (100_000, 1_000_000) for k in ("hnsw_sq", "ivf_sq", "ivf_pq")]:
+    for n, kind in [
+        (n, k) for n in (100_000, 1_000_000) for k in ("hnsw_sq", "ivf_sq", "ivf_pq", "hnsw_sq4")
+    ]:
         for scope in ("all", "namespace"):
             r = by.get((f"faiss_{kind}", n, scope))
             if r is None:

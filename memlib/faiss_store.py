@@ -126,12 +126,19 @@ LOCK_NAME = "writer.lock"
 LOCK_WAIT = 0.2  # seconds a writer waits out a lock held only to clean up on open
 LOAD_RETRIES = 50  # times a reader re-reads the manifest when a save replaced it mid-read
 _OPERATORS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
-_INDEX_TYPES = ("flat", "hnsw", "hnsw_sq", "ivf_sq", "ivf_pq")
+_INDEX_TYPES = ("flat", "hnsw", "hnsw_sq", "ivf_sq", "ivf_pq", "hnsw_sq4")
+_TRAINED = _INDEX_TYPES[3:]  # exact (flat) until IVF_TRAIN_AT vectors, then trained on them
 _RECORD = struct.Struct("<II")  # a log record's header: payload length, CRC-32 of the payload
 LOG_CHUNK = 1 << 20  # the log grows by this many zero bytes at a time, so appends overwrite
-RERANK = {"hnsw_sq": 4, "ivf_sq": 4, "ivf_pq": 16}  # candidates per result, re-scored exactly
+RERANK = {
+    "hnsw_sq": 4,
+    "ivf_sq": 4,
+    "ivf_pq": 16,
+    "hnsw_sq4": 4,
+}  # candidates per result, re-scored exactly
 IVF_TRAIN_AT, IVF_GROWTH = 20_000, 1.4  # ivf_*: train at 20k vectors, again when lists double
 NPROBE_PQ = 96  # ivf_pq's default nprobe (ivf_sq's: 16)
+SQ4_EF = (64, 64)  # hnsw_sq4's default ef_construction and ef_search (other HNSW types: 100, 128)
 
 NsKey = tuple[tuple[str, ...], str]
 
@@ -289,8 +296,8 @@ class FaissStore(BaseStore):
         index: IndexConfig | None = None,
         index_type: str = "flat",
         hnsw_m: int = 32,
-        ef_construction: int = 100,
-        ef_search: int = 128,
+        ef_construction: int | None = None,
+        ef_search: int | None = None,
         nprobe: int | None = None,
         rebuild_fraction: float = 0.25,
         exact_threshold: int = 4096,
@@ -301,6 +308,9 @@ class FaissStore(BaseStore):
         if check_str(index_type, "index_type") not in _INDEX_TYPES:
             raise ValueError(f"index_type must be one of {_INDEX_TYPES}, got {index_type!r}")
         nprobe = (NPROBE_PQ if index_type == "ivf_pq" else 16) if nprobe is None else nprobe
+        efc, efs = SQ4_EF if index_type == "hnsw_sq4" else (100, 128)
+        ef_construction = efc if ef_construction is None else ef_construction
+        ef_search = efs if ef_search is None else ef_search
         for name, v, lo in (
             ("hnsw_m", hnsw_m, 2),
             ("ef_construction", ef_construction, 1),
@@ -404,10 +414,16 @@ class FaissStore(BaseStore):
             rows = self._vectors(np.sort(sample))  # a tiny store repeats its rows: PQ needs 16+
             ivf.train(np.resize(rows, (max(len(rows), 64), self.dims)))
             return ivf
-        if self.index_type == "hnsw_sq":  # 8 bits per component over [-1, 1]: unit vectors fit
-            sq8 = faiss.ScalarQuantizer.QT_8bit
-            base = faiss.IndexHNSWSQ(self.dims, sq8, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-            base.train(np.array([[-1.0] * self.dims, [1.0] * self.dims], dtype=np.float32))
+        trained = live is not None and len(live) >= IVF_TRAIN_AT
+        if self.index_type == "hnsw_sq" or (self.index_type == "hnsw_sq4" and trained):
+            four = self.index_type == "hnsw_sq4"  # 4 bits over each component's trained range
+            qt = faiss.ScalarQuantizer.QT_4bit if four else faiss.ScalarQuantizer.QT_8bit
+            base = faiss.IndexHNSWSQ(self.dims, qt, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            rows = np.array([[-1.0] * self.dims, [1.0] * self.dims], dtype=np.float32)  # SQ8
+            if four:  # on a sample of the live vectors; SQ8 covers [-1, 1]: unit vectors fit
+                rows = np.random.default_rng(len(live)).choice(live, IVF_TRAIN_AT, False)
+                rows = self._vectors(np.sort(rows))
+            base.train(rows)
         elif self.index_type == "hnsw":
             base = faiss.IndexHNSWFlat(self.dims, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
         else:
@@ -681,10 +697,13 @@ class FaissStore(BaseStore):
         return self._maybe_rebuild()
 
     def _maybe_rebuild(self) -> bool:
-        """Rebuild an HNSW index with too many tombstones, or (re)train an ivf_sq one that grew."""
+        """Rebuild an HNSW index with too many tombstones, train an untrained one (_TRAINED types)
+        that reached IVF_TRAIN_AT vectors, retrain IVF lists that could be 1.4 times as many."""
         n, ivf = len(self._owner), self._ivf()
-        if self.index_type.startswith("ivf") and n >= IVF_TRAIN_AT:
-            if ivf is None or _nlist(n, self.index_type) >= IVF_GROWTH * ivf.nlist:
+        if self.index_type in _TRAINED and n >= IVF_TRAIN_AT:
+            if (ivf is None and self._graph() is None) or (
+                ivf is not None and _nlist(n, self.index_type) >= IVF_GROWTH * ivf.nlist
+            ):
                 self._rebuild()
                 return True
         if self._tombstones and len(self._tombstones) > self.rebuild_fraction * self._index.ntotal:
@@ -694,6 +713,13 @@ class FaissStore(BaseStore):
     def _ivf(self) -> Any:
         """The index as faiss.IndexIVF, or None (another type, or an ivf_sq store not trained)."""
         return self._index if isinstance(self._index, faiss.IndexIVF) else None
+
+    def _graph(self) -> Any:
+        """The HNSW index in the id map, or None (flat, IVF, or an hnsw_sq4 store not trained)."""
+        if not isinstance(self._index, faiss.IndexIDMap2):
+            return None
+        base = faiss.downcast_index(self._index.index)
+        return base if isinstance(base, faiss.IndexHNSW) else None
 
     def _vectors(self, ids: np.ndarray) -> np.ndarray:
         """Float32 rows of these vector ids: from the index, or from the float file (SQ8 types)."""
@@ -868,7 +894,7 @@ class FaissStore(BaseStore):
         k = min(total, int(need / (1.0 if accept is None else fraction)) + 1 + skipped)
         query, share = qvec.reshape(1, -1), reachable / max(1, total)
         while True:
-            if k >= total and self._ivf() is not None:  # every vector asked for: IVF misses some
+            if k >= total and self.index_type in _TRAINED:  # every vector asked for: IVF misses
                 n, live = len(prefix), self._owner.items()  # (lists not probed; PQ FastScan
                 ids = np.asarray(subset or [v for v, o in live if o[0][:n] == prefix])  # drops
                 scores = self._vectors(ids) @ qvec  # its table's floor): score them exactly
@@ -894,17 +920,19 @@ class FaissStore(BaseStore):
         return out[:need]
 
     def _faiss_search(self, query: np.ndarray, k: int, selector: Any, share: float) -> tuple:
-        """FAISS's top k (SQ8, PQ: of RERANK * k, re-scored); IVF scans nprobe / share lists."""
-        ivf = self._ivf()
-        fetch = RERANK[self.index_type] if ivf is not None or self.index_type == "hnsw_sq" else 1
-        if ivf is not None or self.index_type.startswith("hnsw"):
+        """FAISS's top k (SQ, PQ: of RERANK * k, re-scored); with a selector passing a share of
+        the vectors, IVF scans nprobe / share lists and HNSW keeps efSearch / share candidates."""
+        ivf, graph = self._ivf(), self._graph()
+        fetch = RERANK.get(self.index_type, 1) if ivf is not None or graph is not None else 1
+        if ivf is not None or graph is not None:
+            wide = 1.0 if selector is None else max(share, 1e-9)
             if ivf is not None:
-                wide = 1.0 if selector is None else max(share, 1e-9)
                 nprobe = min(ivf.nlist, math.ceil(self.nprobe / wide))
                 coarse = faiss.SearchParametersHNSW(efSearch=max(64, nprobe))
                 params = faiss.SearchParametersIVF(nprobe=nprobe, quantizer_params=coarse)
             else:
-                params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k * fetch))
+                ef = min(graph.ntotal, math.ceil(max(self.ef_search, k * fetch) / wide))
+                params = faiss.SearchParametersHNSW(efSearch=max(ef, k * fetch))
             if selector is not None:
                 params.sel = selector
         else:
