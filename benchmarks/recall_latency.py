@@ -55,7 +55,7 @@ it takes a snapshot, then times single durable puts (`autosave=True`: appended t
 fdatasynced before returning) and the reopen (snapshot + log). FAISS builds with BUILD_THREADS
 threads; everything timed after the build runs on one. HNSW rows for several efSearch values, and
 IVF rows for several nprobe values, come from one build; "faiss_hnsw" and "faiss_ivf_sq" are the
-store's defaults (efSearch 128, nprobe 16; ivf_pq: 96; hnsw_sq4: efSearch 64). The ivf_sq store is
+store's defaults (efSearch 128, nprobe 16; ivf_pq: 96; hnsw_sq4: efSearch 128). The ivf_sq store is
 built through the same public `batch` calls as the others: it searches exactly until 20,000 vectors,
 then trains its lists on the live vectors and retrains them each time it could hold 1.4 times as
 many lists (about every doubling: at 31k, 61k, 120k, 236k, 463k and 908k in batches of 1,000), all
@@ -127,7 +127,7 @@ SWEEP = {
     "faiss_hnsw_sq": ("ef_search", "ef", (16, 32, 64, 128)),
     "faiss_ivf_sq": ("nprobe", "nprobe", (4, 8, 16, 32)),
     "faiss_ivf_pq": ("nprobe", "nprobe", (32, 64, 128, 256, 512)),
-    "faiss_hnsw_sq4": ("ef_search", "ef", (16, 32, 48, 96, 128)),
+    "faiss_hnsw_sq4": ("ef_search", "ef", (32, 64, 96, 192, 256)),
 }
 BUILD_THREADS = 1  # FAISS build threads: 2 took 1.6x the CPU and more wall, niced at load 11
 MILLION = (

@@ -16,7 +16,7 @@ neither overflow nor vanish) and searched by inner product. The default index is
 (`faiss.IndexFlatIP` in `faiss.IndexIDMap2`). `"hnsw"` is `faiss.IndexHNSWFlat` (`hnsw_m`,
 `ef_construction`, `ef_search`), `"hnsw_sq"` HNSW over 8-bit codes (a quarter of float32),
 `"hnsw_sq4"` over 4-bit codes in each component's trained range (an eighth; with the graph's links
-0.30 of float32 at m 32; ef_construction 48, ef_search 64). HNSW cannot remove vectors: deletes
+0.22 of float32: hnsw_m 16, ef_construction 40, ef_search 128). HNSW cannot remove vectors: deletes
 and updates leave tombstones, skipped by searches, until they pass `rebuild_fraction` of the
 index and it is rebuilt (also by `compact()`). `"ivf_sq"` (SQ8 codes, 16 * sqrt(n) lists) and
 `"ivf_pq"` (`faiss.IndexIVFPQFastScan`: 4-bit codes of 4-component pieces, 1/32 of float32;
@@ -136,7 +136,7 @@ LOG_CHUNK = 1 << 20  # the log grows by this many zero bytes at a time, so appen
 RERANK = {"hnsw_sq": 4, "ivf_sq": 4, "ivf_pq": 16, "hnsw_sq4": 4}  # per result, re-scored exactly
 IVF_TRAIN_AT, IVF_GROWTH = 20_000, 1.4  # ivf_*: train at 20k vectors, again when lists double
 NPROBE_PQ = 96  # ivf_pq's default nprobe (ivf_sq's: 16)
-SQ4_EF = (48, 64)  # hnsw_sq4's default ef_construction and ef_search (other HNSW types: 100, 128)
+SQ4_HNSW = (16, 40, 128)  # hnsw_sq4's default hnsw_m, ef_construction, ef_search (others: 32, 100)
 
 NsKey = tuple[tuple[str, ...], str]
 
@@ -285,7 +285,7 @@ class FaissStore(BaseStore):
         *,
         index: IndexConfig | None = None,
         index_type: str = "flat",
-        hnsw_m: int = 32,
+        hnsw_m: int | None = None,
         ef_construction: int | None = None,
         ef_search: int | None = None,
         nprobe: int | None = None,
@@ -298,7 +298,8 @@ class FaissStore(BaseStore):
         if check_str(index_type, "index_type") not in _INDEX_TYPES:
             raise ValueError(f"index_type must be one of {_INDEX_TYPES}, got {index_type!r}")
         nprobe = (NPROBE_PQ if index_type == "ivf_pq" else 16) if nprobe is None else nprobe
-        efc, efs = SQ4_EF if index_type == "hnsw_sq4" else (100, 128)
+        m, efc, efs = SQ4_HNSW if index_type == "hnsw_sq4" else (32, 100, 128)
+        hnsw_m = m if hnsw_m is None else hnsw_m
         ef_construction = efc if ef_construction is None else ef_construction
         ef_search = efs if ef_search is None else ef_search
         names = "hnsw_m ef_construction ef_search nprobe exact_threshold snapshot_every".split()

@@ -63,7 +63,7 @@ def test_run_one_at_tiny_n(bench, kind):
         assert set(by_store) == {kind, *(f"{kind}_nprobe{e}" for e in probes)}
         assert by_store[kind]["recall_at_10"] == 1.0
     elif kind == "faiss_hnsw_sq4":  # 500 items: below IVF_TRAIN_AT, so still exact
-        assert set(by_store) == {kind, *(f"{kind}_ef{e}" for e in (16, 32, 48, 96, 128))}
+        assert set(by_store) == {kind, *(f"{kind}_ef{e}" for e in (32, 64, 96, 192, 256))}
         assert by_store[kind]["recall_at_10"] == 1.0
     elif kind in ("faiss_hnsw", "faiss_hnsw_sq"):
         assert set(by_store) == {kind, *(f"{kind}_ef{e}" for e in (16, 32, 64))}
