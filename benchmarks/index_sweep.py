@@ -1,7 +1,7 @@
 """Plain FAISS graph indexes over compressed vectors on the calibrated data: recall@10 against CPU.
 
 The experiment behind FaissStore's "hnsw_sq4" (issue 22): HNSW over 4-, 6- or 8-bit scalar codes
-(`faiss.IndexHNSWSQ`, inner product), built single-threaded in batches of 1,000, then searched
+(`faiss.IndexHNSWSQ`, inner product; "hnswflat": float32 vectors), built single-threaded in batches of 1,000, then searched
 one query at a time on one thread, fetching rerank * 10 candidates and re-scoring them exactly
 with the float32 vectors (numpy), as the store does. Data and exact truth come from
 benchmarks/recall_latency.py's generator ("calibrated": real MiniLM neighbour statistics).
@@ -29,7 +29,7 @@ import faiss  # noqa: E402
 import numpy as np  # noqa: E402
 from recall_latency import DIMS, RESULTS, exact_top_k, make_dataset  # noqa: E402
 
-BITS = {"hnswsq4": "QT_4bit", "hnswsq6": "QT_6bit", "hnswsq8": "QT_8bit"}
+BITS = {"hnswsq4": "QT_4bit", "hnswsq6": "QT_6bit", "hnswsq8": "QT_8bit", "hnswflat": None}
 
 
 def build(config: str, items: np.ndarray) -> tuple[faiss.Index, float]:
@@ -38,10 +38,13 @@ def build(config: str, items: np.ndarray) -> tuple[faiss.Index, float]:
     if kind not in BITS:
         raise ValueError(f"config must start with one of {sorted(BITS)}, got {config!r}")
     t0 = time.perf_counter()
-    qtype = getattr(faiss.ScalarQuantizer, BITS[kind])
-    index = faiss.IndexHNSWSQ(DIMS, qtype, int(m), faiss.METRIC_INNER_PRODUCT)
+    if kind == "hnswflat":  # float32 vectors in the graph: what the codes cost
+        index = faiss.IndexHNSWFlat(DIMS, int(m), faiss.METRIC_INNER_PRODUCT)
+    else:
+        qtype = getattr(faiss.ScalarQuantizer, BITS[kind])
+        index = faiss.IndexHNSWSQ(DIMS, qtype, int(m), faiss.METRIC_INNER_PRODUCT)
+        index.train(items[:50_000])
     index.hnsw.efConstruction = int(ef_construction)
-    index.train(items[:50_000])
     for start in range(0, len(items), 1000):
         index.add(items[start : start + 1000])
     return index, round(time.perf_counter() - t0, 1)
