@@ -2,7 +2,8 @@
 
 Stores: LangGraph's InMemoryStore, FaissStore exact ("faiss_flat"), HNSW ("faiss_hnsw"), HNSW
 ("faiss_hnsw_sq") and IVF ("faiss_ivf_sq") over 8-bit scalar-quantised vectors, IVF over 4-bit
-fast-scan product codes ("faiss_ivf_pq"), all re-ranked with the float32 ones, LangGraph's
+fast-scan product codes ("faiss_ivf_pq"), HNSW over 4-bit scalar codes ("faiss_hnsw_sq4"), all
+re-ranked with the float32 ones, LangGraph's
 SqliteStore with sqlite-vec ("sqlite") and PostgresStore with pgvector ("postgres", both opened
 through memlib.backends), and plain numpy.
 
@@ -54,18 +55,20 @@ it takes a snapshot, then times single durable puts (`autosave=True`: appended t
 fdatasynced before returning) and the reopen (snapshot + log). FAISS builds with BUILD_THREADS
 threads; everything timed after the build runs on one. HNSW rows for several efSearch values, and
 IVF rows for several nprobe values, come from one build; "faiss_hnsw" and "faiss_ivf_sq" are the
-store's defaults (efSearch 128, nprobe 16; ivf_pq: 96). The ivf_sq store is built through the same public
-`batch` calls as the others: it searches exactly until 20,000 vectors, then trains its lists on
-the live vectors and retrains them each time it could hold 1.4 times as many lists (about every
-doubling: at 31k, 61k, 120k, 236k, 463k and 908k in batches of 1,000), all inside build_s.
+store's defaults (efSearch 128, nprobe 16; ivf_pq: 96; hnsw_sq4: efSearch 128). The ivf_sq store is
+built through the same public `batch` calls as the others: it searches exactly until 20,000 vectors,
+then trains its lists on the live vectors and retrains them each time it could hold 1.4 times as
+many lists (about every doubling: at 31k, 61k, 120k, 236k, 463k and 908k in batches of 1,000), all
+inside build_s.
 
 Usage: python benchmarks/recall_latency.py [--large | --million] [--sizes 1000 10000]
 [--data calibrated|noisy] [--out PATH]
 By default 10,000 items, written to recall_latency.json (what `make bench` runs); --large measures
 1,000, 10,000 and 100,000 (about 20 minutes on 2 cores: the graph builds) and writes
 recall_latency_large.json, so a default run does not overwrite it; --million adds 1,000,000 items
-for the stores that build them at all on this machine (faiss_flat, faiss_ivf_sq: 29 minutes niced
-at load 9, faiss_ivf_pq: 11 to 13 minutes at load 5 to 7, numpy); with --data noisy the file name
+for the stores that build them at all on this machine (faiss_flat, faiss_ivf_sq: 29 minutes niced at
+load 9, faiss_ivf_pq: 11 to 13 minutes at load 5 to 7, faiss_hnsw_sq4, numpy); the narrowest run of
+one store at a million is `--sizes 1000000 --stores faiss_hnsw_sq4`; with --data noisy the file name
 ends in _noisy. Writes a JSON list of rows {"store", "n", "scope", "p50_ms", "p95_ms",
 "recall_at_10", "rss_mb", "vector_ratio" (index file bytes / float32 vector bytes), "build_s",
 "put_ms_p50", "reopen_s", "load_avg" (1-minute load average at the end of the row), ...}.
@@ -112,6 +115,7 @@ STORES = (
     "faiss_hnsw_sq",
     "faiss_ivf_sq",
     "faiss_ivf_pq",
+    "faiss_hnsw_sq4",
     "sqlite",
     "postgres",
     "numpy",
@@ -123,12 +127,14 @@ SWEEP = {
     "faiss_hnsw_sq": ("ef_search", "ef", (16, 32, 64, 128)),
     "faiss_ivf_sq": ("nprobe", "nprobe", (4, 8, 16, 32)),
     "faiss_ivf_pq": ("nprobe", "nprobe", (32, 64, 128, 256, 512)),
+    "faiss_hnsw_sq4": ("ef_search", "ef", (32, 64, 96, 192, 256)),
 }
-BUILD_THREADS = 2  # FAISS threads while the stores are built; queries and puts run on one
+BUILD_THREADS = 1  # FAISS build threads: 2 took 1.6x the CPU and more wall, niced at load 11
 MILLION = (
     "faiss_flat",
     "faiss_ivf_sq",
     "faiss_ivf_pq",
+    "faiss_hnsw_sq4",
     "numpy",
 )  # stores that build a million in minutes
 USERS = 10  # namespaces the items are spread over; "namespace" rows search one of them
@@ -442,7 +448,9 @@ def check_targets(rows: list[dict]) -> list[str]:
         x = mem["p50_ms"] / hnsw["p50_ms"]
         line(x >= 1000, f"HNSW at 100k is {x:.0f}x faster than InMemoryStore (target 1000x)")
         line(hnsw["recall_at_10"] >= 0.95, f"HNSW at 100k recall@10 {hnsw['recall_at_10']:.3f}")
-    for n, kind in [(n, k) for n in (100_000, 1_000_000) for k in ("hnsw_sq", "ivf_sq", "ivf_pq")]:
+    for n, kind in [
+        (n, k) for n in (100_000, 1_000_000) for k in ("hnsw_sq", "ivf_sq", "ivf_pq", "hnsw_sq4")
+    ]:
         for scope in ("all", "namespace"):
             r = by.get((f"faiss_{kind}", n, scope))
             if r is None:

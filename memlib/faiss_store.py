@@ -14,18 +14,19 @@ It works anywhere a store is accepted: `graph.compile(store=...)`, LangMem's too
 Vectors are scaled by their largest component, L2-normalised (so 1e300 or 1e-300 components
 neither overflow nor vanish) and searched by inner product. The default index is exact
 (`faiss.IndexFlatIP` in `faiss.IndexIDMap2`). `"hnsw"` is `faiss.IndexHNSWFlat` (`hnsw_m`,
-`ef_construction`, `ef_search`), `"hnsw_sq"` HNSW over 8-bit codes (SQ8: a quarter of float32);
-HNSW cannot remove vectors, so deletes and updates leave tombstones, skipped by searches, until
-they pass `rebuild_fraction` of the index and it is rebuilt (also by `compact()`). `"ivf_sq"`
-(SQ8 codes, 16 * sqrt(n) lists) and `"ivf_pq"` (`faiss.IndexIVFPQFastScan`: 4-bit codes of
-4-component pieces, 1/32 of float32, scanned in SIMD blocks; 4 * sqrt(n) lists) keep codes in
-k-means lists and scan the `nprobe` nearest (default 16 and 96); they search exactly (flat) until
-IVF_TRAIN_AT vectors, and the write that reaches them, or twice the vectors its lists were
-trained on, trains the lists on a sample, re-adds every vector (one slow write) and snapshots.
-Quantised types re-score RERANK candidates per result with the float32 vectors (`vectors.f32`,
-memory-mapped): exact scores. Searches within at most `exact_threshold` vectors (by prefix or
-filter) are exact (numpy); larger ones use an `IDSelector` (kept until a write there), through
-which IVF scans nprobe / (their share) lists.
+`ef_construction`, `ef_search`), `"hnsw_sq"` HNSW over 8-bit codes (a quarter of float32),
+`"hnsw_sq4"` over 4-bit codes in each component's trained range (an eighth; with the graph's links
+0.22 of float32: hnsw_m 16, ef_construction 40, ef_search 128). HNSW cannot remove vectors: deletes
+and updates leave tombstones, skipped by searches, until they pass `rebuild_fraction` of the
+index and it is rebuilt (also by `compact()`). `"ivf_sq"` (SQ8 codes, 16 * sqrt(n) lists) and
+`"ivf_pq"` (`faiss.IndexIVFPQFastScan`: 4-bit codes of 4-component pieces, 1/32 of float32;
+4 * sqrt(n) lists) scan the `nprobe` nearest k-means lists (default 16 and 96). `"ivf_*"` and
+`"hnsw_sq4"` search exactly (flat) until IVF_TRAIN_AT vectors; the write that reaches them (IVF:
+or twice the vectors its lists were trained on) trains on a sample, re-adds every vector (one
+slow write) and snapshots. Quantised types re-score RERANK candidates per result with the float32
+vectors (`vectors.f32`, memory-mapped): exact scores. Searches within at most `exact_threshold`
+vectors (by prefix or filter) are exact (numpy); larger ones use an `IDSelector` (kept until a
+write there), through which IVF scans nprobe / share lists and HNSW keeps efSearch / share.
 
 Example::
 
@@ -83,6 +84,7 @@ import gc
 import json
 import math
 import mmap
+import operator
 import os
 import secrets
 import struct
@@ -125,13 +127,16 @@ FORMAT_VERSION = 2  # 1: snapshots only; 2 adds the write-ahead log (format 1 st
 LOCK_NAME = "writer.lock"
 LOCK_WAIT = 0.2  # seconds a writer waits out a lock held only to clean up on open
 LOAD_RETRIES = 50  # times a reader re-reads the manifest when a save replaced it mid-read
-_OPERATORS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
-_INDEX_TYPES = ("flat", "hnsw", "hnsw_sq", "ivf_sq", "ivf_pq")
+_COMPARE = {"$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt, "$lte": operator.le}
+_OPERATORS = {"$eq", "$ne", *_COMPARE}
+_INDEX_TYPES = ("flat", "hnsw", "hnsw_sq", "ivf_sq", "ivf_pq", "hnsw_sq4")
+_TRAINED = _INDEX_TYPES[3:]  # exact (flat) until IVF_TRAIN_AT vectors, then trained on them
 _RECORD = struct.Struct("<II")  # a log record's header: payload length, CRC-32 of the payload
 LOG_CHUNK = 1 << 20  # the log grows by this many zero bytes at a time, so appends overwrite
-RERANK = {"hnsw_sq": 4, "ivf_sq": 4, "ivf_pq": 16}  # candidates per result, re-scored exactly
+RERANK = {"hnsw_sq": 4, "ivf_sq": 4, "ivf_pq": 16, "hnsw_sq4": 4}  # per result, re-scored exactly
 IVF_TRAIN_AT, IVF_GROWTH = 20_000, 1.4  # ivf_*: train at 20k vectors, again when lists double
 NPROBE_PQ = 96  # ivf_pq's default nprobe (ivf_sq's: 16)
+SQ4_HNSW = (16, 40, 128)  # hnsw_sq4's default hnsw_m, ef_construction, ef_search (others: 32, 100)
 
 NsKey = tuple[tuple[str, ...], str]
 
@@ -197,23 +202,15 @@ def _as_number(value: Any) -> float | None:
         return None
 
 
-def _apply_operator(value: Any, operator: str, operand: Any) -> bool:
-    if operator == "$eq":
-        return value == operand
-    if operator == "$ne":
-        return value != operand
+def _apply_operator(value: Any, op: str, operand: Any) -> bool:
+    if op in ("$eq", "$ne"):
+        return (value == operand) == (op == "$eq")
     a, b = _as_number(value), _as_number(operand)
     if a is None or b is None:
         if not (isinstance(value, str) and isinstance(operand, str)):
             return False
         a, b = value, operand
-    if operator == "$gt":
-        return a > b
-    if operator == "$gte":
-        return a >= b
-    if operator == "$lt":
-        return a < b
-    return a <= b  # "$lte"; operators were checked when the batch was planned
+    return _COMPARE[op](a, b)  # operators were checked when the batch was planned
 
 
 def _matches(value: Any, filt: Any) -> bool:
@@ -288,9 +285,9 @@ class FaissStore(BaseStore):
         *,
         index: IndexConfig | None = None,
         index_type: str = "flat",
-        hnsw_m: int = 32,
-        ef_construction: int = 100,
-        ef_search: int = 128,
+        hnsw_m: int | None = None,
+        ef_construction: int | None = None,
+        ef_search: int | None = None,
         nprobe: int | None = None,
         rebuild_fraction: float = 0.25,
         exact_threshold: int = 4096,
@@ -301,14 +298,13 @@ class FaissStore(BaseStore):
         if check_str(index_type, "index_type") not in _INDEX_TYPES:
             raise ValueError(f"index_type must be one of {_INDEX_TYPES}, got {index_type!r}")
         nprobe = (NPROBE_PQ if index_type == "ivf_pq" else 16) if nprobe is None else nprobe
-        for name, v, lo in (
-            ("hnsw_m", hnsw_m, 2),
-            ("ef_construction", ef_construction, 1),
-            ("ef_search", ef_search, 1),
-            ("nprobe", nprobe, 1),
-            ("exact_threshold", exact_threshold, 0),
-            ("snapshot_every", snapshot_every, 1),
-        ):
+        m, efc, efs = SQ4_HNSW if index_type == "hnsw_sq4" else (32, 100, 128)
+        hnsw_m = m if hnsw_m is None else hnsw_m
+        ef_construction = efc if ef_construction is None else ef_construction
+        ef_search = efs if ef_search is None else ef_search
+        names = "hnsw_m ef_construction ef_search nprobe exact_threshold snapshot_every".split()
+        values = (hnsw_m, ef_construction, ef_search, nprobe, exact_threshold, snapshot_every)
+        for name, v, lo in zip(names, values, (2, 1, 1, 1, 0, 1), strict=True):
             check_int(v, name, minimum=lo)
         if not 0 < check_number(rebuild_fraction, "rebuild_fraction") <= 1:
             raise ValueError(f"rebuild_fraction must be in (0, 1], got {rebuild_fraction!r}")
@@ -325,8 +321,7 @@ class FaissStore(BaseStore):
         self._lock = threading.RLock()
 
         self.index_config: dict | None = None
-        self.embeddings = None
-        self.dims: int | None = None
+        self.embeddings, self.dims = None, None
         if index is not None:
             self._set_index_config(index)
 
@@ -335,8 +330,7 @@ class FaissStore(BaseStore):
         self._vec_ids: dict[NsKey, dict[str, int]] = {}  # item -> {field path: vector id}
         self._owner: dict[int, NsKey] = {}  # live vector id -> item
         self._tombstones: set[int] = set()  # HNSW ids of deleted vectors, still in the graph
-        self._next_id = 0
-        self._n_unindexed = 0  # live items with no vector
+        self._next_id, self._n_unindexed = 0, 0  # and: live items with no vector
         self._ns_nvec: dict[tuple[str, ...], int] = {}  # live vectors per namespace
         # listing order, the tie-break of equal scores: namespace rank, then item sequence
         self._ns_rank: dict[tuple[str, ...], int] = {}
@@ -404,10 +398,16 @@ class FaissStore(BaseStore):
             rows = self._vectors(np.sort(sample))  # a tiny store repeats its rows: PQ needs 16+
             ivf.train(np.resize(rows, (max(len(rows), 64), self.dims)))
             return ivf
-        if self.index_type == "hnsw_sq":  # 8 bits per component over [-1, 1]: unit vectors fit
-            sq8 = faiss.ScalarQuantizer.QT_8bit
-            base = faiss.IndexHNSWSQ(self.dims, sq8, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-            base.train(np.array([[-1.0] * self.dims, [1.0] * self.dims], dtype=np.float32))
+        trained = live is not None and len(live) >= IVF_TRAIN_AT
+        if self.index_type == "hnsw_sq" or (self.index_type == "hnsw_sq4" and trained):
+            four = self.index_type == "hnsw_sq4"  # 4 bits over each component's trained range
+            qt = faiss.ScalarQuantizer.QT_4bit if four else faiss.ScalarQuantizer.QT_8bit
+            base = faiss.IndexHNSWSQ(self.dims, qt, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            rows = np.array([[-1.0] * self.dims, [1.0] * self.dims], dtype=np.float32)  # SQ8
+            if four:  # on a sample of the live vectors; SQ8 covers [-1, 1]: unit vectors fit
+                rows = np.random.default_rng(len(live)).choice(live, IVF_TRAIN_AT, False)
+                rows = self._vectors(np.sort(rows))
+            base.train(rows)
         elif self.index_type == "hnsw":
             base = faiss.IndexHNSWFlat(self.dims, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
         else:
@@ -479,10 +479,7 @@ class FaissStore(BaseStore):
                     queries[op.query] = None
             plan.reads.append((i, op))
         plan.queries = list(queries)
-        texts: dict[str, None] = {}
-        for pairs in plan.put_texts.values():
-            texts.update((t, None) for _, t in pairs)
-        plan.texts = list(texts)
+        plan.texts = list(dict.fromkeys(t for pairs in plan.put_texts.values() for _, t in pairs))
         return plan
 
     def _plan_put(self, op: PutOp, plan: _Plan) -> None:
@@ -566,8 +563,7 @@ class FaissStore(BaseStore):
         if (scale == 0).any():
             t = texts[int(np.argmax(scale == 0))]
             raise ValueError(
-                f"embedding for {kind} {_short(t)}{who(t)} is a zero vector; cosine similarity "
-                "is undefined"
+                f"embedding for {kind} {_short(t)}{who(t)} is a zero vector (no cosine)"
             )
         arr = arr / scale[:, None]
         unit = arr / np.linalg.norm(arr, axis=1)[:, None]
@@ -681,10 +677,12 @@ class FaissStore(BaseStore):
         return self._maybe_rebuild()
 
     def _maybe_rebuild(self) -> bool:
-        """Rebuild an HNSW index with too many tombstones, or (re)train an ivf_sq one that grew."""
+        """Rebuild an HNSW index with too many tombstones, train an untrained one (_TRAINED types)
+        that reached IVF_TRAIN_AT vectors, retrain IVF lists that could be 1.4 times as many."""
         n, ivf = len(self._owner), self._ivf()
-        if self.index_type.startswith("ivf") and n >= IVF_TRAIN_AT:
-            if ivf is None or _nlist(n, self.index_type) >= IVF_GROWTH * ivf.nlist:
+        if self.index_type in _TRAINED and n >= IVF_TRAIN_AT:
+            grown = ivf is not None and _nlist(n, self.index_type) >= IVF_GROWTH * ivf.nlist
+            if grown or (ivf is None and self._graph() is None):
                 self._rebuild()
                 return True
         if self._tombstones and len(self._tombstones) > self.rebuild_fraction * self._index.ntotal:
@@ -694,6 +692,13 @@ class FaissStore(BaseStore):
     def _ivf(self) -> Any:
         """The index as faiss.IndexIVF, or None (another type, or an ivf_sq store not trained)."""
         return self._index if isinstance(self._index, faiss.IndexIVF) else None
+
+    def _graph(self) -> Any:
+        """The HNSW index in the id map, or None (flat, IVF, or an hnsw_sq4 store not trained)."""
+        if not isinstance(self._index, faiss.IndexIDMap2):
+            return None
+        base = faiss.downcast_index(self._index.index)
+        return base if isinstance(base, faiss.IndexHNSW) else None
 
     def _vectors(self, ids: np.ndarray) -> np.ndarray:
         """Float32 rows of these vector ids: from the index, or from the float file (SQ8 types)."""
@@ -737,18 +742,13 @@ class FaissStore(BaseStore):
         found = [ns for ns, items in self._data.items() if items]
         for condition in op.match_conditions or ():
             found = [ns for ns in found if _does_match(condition, ns)]
-        if op.max_depth is not None:
-            found = sorted({ns[: op.max_depth] for ns in found})
-        else:
-            found = sorted(found)
+        found = sorted(found if op.max_depth is None else {ns[: op.max_depth] for ns in found})
         return found[op.offset : op.offset + op.limit]
 
     def _iter_items(self, prefix: tuple[str, ...], filt: Mapping | None) -> Iterable[Item]:
         """Items under a namespace prefix that pass the filter, in listing order."""
         n = len(prefix)
-        for ns, items in self._data.items():
-            if ns[:n] != prefix:
-                continue
+        for items in (its for ns, its in self._data.items() if ns[:n] == prefix):
             for item in items.values():
                 if not filt or _matches(item.value, filt):
                     yield item
@@ -765,11 +765,9 @@ class FaissStore(BaseStore):
                     page.append(self._copy_item(item, search=True))
             return page
 
-        need = offset + limit
+        need, fraction, accept, selector = offset + limit, 1.0, None, None
         scoreless: list[Item] | None = None
         subset: list[int] | None = None
-        accept = selector = None
-        fraction = 1.0
         if filt:  # filters run in Python over the candidate items
             subset, scoreless = [], []
             for item in self._iter_items(prefix, filt):
@@ -868,7 +866,7 @@ class FaissStore(BaseStore):
         k = min(total, int(need / (1.0 if accept is None else fraction)) + 1 + skipped)
         query, share = qvec.reshape(1, -1), reachable / max(1, total)
         while True:
-            if k >= total and self._ivf() is not None:  # every vector asked for: IVF misses some
+            if k >= total and self.index_type in _TRAINED:  # every vector asked for: IVF misses
                 n, live = len(prefix), self._owner.items()  # (lists not probed; PQ FastScan
                 ids = np.asarray(subset or [v for v, o in live if o[0][:n] == prefix])  # drops
                 scores = self._vectors(ids) @ qvec  # its table's floor): score them exactly
@@ -894,17 +892,19 @@ class FaissStore(BaseStore):
         return out[:need]
 
     def _faiss_search(self, query: np.ndarray, k: int, selector: Any, share: float) -> tuple:
-        """FAISS's top k (SQ8, PQ: of RERANK * k, re-scored); IVF scans nprobe / share lists."""
-        ivf = self._ivf()
-        fetch = RERANK[self.index_type] if ivf is not None or self.index_type == "hnsw_sq" else 1
-        if ivf is not None or self.index_type.startswith("hnsw"):
+        """FAISS's top k (SQ, PQ: of RERANK * k, re-scored); with a selector passing a share of
+        the vectors, IVF scans nprobe / share lists and HNSW keeps efSearch / share candidates."""
+        ivf, graph = self._ivf(), self._graph()
+        fetch = RERANK.get(self.index_type, 1) if ivf is not None or graph is not None else 1
+        if ivf is not None or graph is not None:
+            wide = 1.0 if selector is None else max(share, 1e-9)
             if ivf is not None:
-                wide = 1.0 if selector is None else max(share, 1e-9)
                 nprobe = min(ivf.nlist, math.ceil(self.nprobe / wide))
                 coarse = faiss.SearchParametersHNSW(efSearch=max(64, nprobe))
                 params = faiss.SearchParametersIVF(nprobe=nprobe, quantizer_params=coarse)
             else:
-                params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k * fetch))
+                ef = min(graph.ntotal, math.ceil(max(self.ef_search, k * fetch) / wide))
+                params = faiss.SearchParametersHNSW(efSearch=max(ef, k * fetch))
             if selector is not None:
                 params.sel = selector
         else:

@@ -45,6 +45,7 @@ def test_unknown_data_model_is_refused(bench):
         "faiss_hnsw_sq",
         "faiss_ivf_sq",
         "faiss_ivf_pq",
+        "faiss_hnsw_sq4",
         "sqlite",
         "numpy",
     ],
@@ -60,6 +61,9 @@ def test_run_one_at_tiny_n(bench, kind):
     if kind.startswith("faiss_ivf"):  # 500 items: below IVF_TRAIN_AT, so still exact
         probes = {"faiss_ivf_sq": (4, 8, 32), "faiss_ivf_pq": (32, 64, 128, 256, 512)}[kind]
         assert set(by_store) == {kind, *(f"{kind}_nprobe{e}" for e in probes)}
+        assert by_store[kind]["recall_at_10"] == 1.0
+    elif kind == "faiss_hnsw_sq4":  # 500 items: below IVF_TRAIN_AT, so still exact
+        assert set(by_store) == {kind, *(f"{kind}_ef{e}" for e in (32, 64, 96, 192, 256))}
         assert by_store[kind]["recall_at_10"] == 1.0
     elif kind in ("faiss_hnsw", "faiss_hnsw_sq"):
         assert set(by_store) == {kind, *(f"{kind}_ef{e}" for e in (16, 32, 64))}

@@ -1,0 +1,105 @@
+"""Plain FAISS graph indexes over compressed vectors on the calibrated data: recall@10 against CPU.
+
+The experiment behind FaissStore's "hnsw_sq4" (issue 22): HNSW over 4-, 6- or 8-bit scalar codes
+(`faiss.IndexHNSWSQ`, inner product; "hnswflat": float32 vectors), built single-threaded in batches of 1,000, then searched
+one query at a time on one thread, fetching rerank * 10 candidates and re-scoring them exactly
+with the float32 vectors (numpy), as the store does. Data and exact truth come from
+benchmarks/recall_latency.py's generator ("calibrated": real MiniLM neighbour statistics).
+Per row: the configuration ("hnswsq4:32:64" = 4-bit codes, M 32, efConstruction 64), efSearch,
+re-rank depth, recall@10, the search's CPU time (time.thread_time: immune to waiting for a CPU on
+a shared machine) at p50 / p95, the build's wall seconds and the index's bytes / float32 bytes.
+
+Usage: python benchmarks/index_sweep.py N CONFIG... [--ef 32 64 128] [--rerank 1 2 4] [--out P]
+e.g. `index_sweep.py 100000 hnswsq4:32:64 hnswsq6:24:64 --ef 48 64 96 128 --rerank 2`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import faiss  # noqa: E402
+import numpy as np  # noqa: E402
+from recall_latency import DIMS, RESULTS, exact_top_k, make_dataset  # noqa: E402
+
+BITS = {"hnswsq4": "QT_4bit", "hnswsq6": "QT_6bit", "hnswsq8": "QT_8bit", "hnswflat": None}
+
+
+def build(config: str, items: np.ndarray) -> tuple[faiss.Index, float]:
+    """An HNSW index over scalar codes, trained on up to 50,000 items, and its build seconds."""
+    kind, m, ef_construction = config.split(":")
+    if kind not in BITS:
+        raise ValueError(f"config must start with one of {sorted(BITS)}, got {config!r}")
+    t0 = time.perf_counter()
+    if kind == "hnswflat":  # float32 vectors in the graph: what the codes cost
+        index = faiss.IndexHNSWFlat(DIMS, int(m), faiss.METRIC_INNER_PRODUCT)
+    else:
+        qtype = getattr(faiss.ScalarQuantizer, BITS[kind])
+        index = faiss.IndexHNSWSQ(DIMS, qtype, int(m), faiss.METRIC_INNER_PRODUCT)
+        index.train(items[:50_000])
+    index.hnsw.efConstruction = int(ef_construction)
+    for start in range(0, len(items), 1000):
+        index.add(items[start : start + 1000])
+    return index, round(time.perf_counter() - t0, 1)
+
+
+def sweep(index, items, queries, truth, efs, reranks) -> list[dict]:
+    """Recall@10 and per-query CPU for each efSearch and re-rank depth."""
+    rows = []
+    for ef in efs:
+        index.hnsw.efSearch = ef
+        for rerank in reranks:
+            cpu, hits = [], 0
+            for j in range(len(queries)):
+                query = queries[j : j + 1]
+                c0 = time.thread_time()
+                _, ids = index.search(query, 10 * rerank)
+                ids = ids[0][ids[0] >= 0]
+                if rerank > 1:
+                    ids = ids[np.argsort(-(items[ids] @ query[0]))]
+                cpu.append((time.thread_time() - c0) * 1000)
+                hits += len(set(ids[:10].tolist()) & set(truth[j].tolist()))
+            rows.append(
+                {
+                    "ef_search": ef,
+                    "rerank": rerank,
+                    "recall_at_10": round(hits / (10 * len(queries)), 4),
+                    "cpu_p50_ms": round(float(np.percentile(cpu, 50)), 3),
+                    "cpu_p95_ms": round(float(np.percentile(cpu, 95)), 3),
+                }
+            )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n", type=int)
+    parser.add_argument("configs", nargs="+")
+    parser.add_argument("--ef", type=int, nargs="+", default=[32, 64, 128])
+    parser.add_argument("--rerank", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--out", type=Path, default=RESULTS / "index_sweep.json")
+    args = parser.parse_args(argv)
+    faiss.omp_set_num_threads(1)
+    items, queries = make_dataset(args.n, 200)
+    truth = exact_top_k(items, queries)
+    rows = []
+    for config in args.configs:
+        index, build_s = build(config, items)
+        ratio = round(faiss.serialize_index(index).nbytes / items.nbytes, 3)
+        for row in sweep(index, items, queries, truth, args.ef, args.rerank):
+            rows.append({"config": config, "n": args.n, **row, "build_s": build_s})
+            rows[-1]["index_ratio"] = ratio
+            print(json.dumps(rows[-1]), flush=True)
+    args.out.write_text(json.dumps(rows, indent=1) + "\n")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
