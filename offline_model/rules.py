@@ -26,7 +26,6 @@ from offline_model.parse import (
     ANAPHOR_THEIR,
     antecedent,
     not_about_the_user_now,
-    parse_available,
     profile_facts,
     with_article,
 )
@@ -214,7 +213,6 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
     for p, rx in [
         ("name", r"(?i:\bmy name(?:'s| is)|\bcall me|\bi(?:'m| am) called|\bi go by)\s+" + _NAME),
         ("name", r"(?i:\b(?:this is|i'm|i am))\s+" + _NAME),
-        ("name", r"(?i:\b(?:hi|hello|hey)\b[,!]?\s+)" + _NAME + r"(?i:\s+here\b)"),
         ("name", r"(?i:\bname's)\s+" + _NAME),
         ("name", r"^" + _NAME + r"(?i:\s+here)\b"),
         ("name", r"^" + _NAME + r"(?i:,?\s+(?:by the way|btw)[.!]?$)"),  # "Hugo, by the way."
@@ -670,7 +668,7 @@ def _extract(text: str, first_person: bool) -> list[Statement]:
 
 def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
     facts = _extract_rules(text, first_person)
-    if not first_person or not parse_available():
+    if not first_person:
         return facts
     # The dependency parse (offline_model.parse) decides the four profile
     # slots of each first-person sentence; the regex rules keep every other predicate.
@@ -679,7 +677,7 @@ def _extract_sentences(text: str, first_person: bool) -> list[Statement]:
     parsed_all: list[tuple[str, str]] = []
     for k, sentence in enumerate(sentences):
         parsed = []
-        for slot, value in profile_facts(sentence) or []:
+        for slot, value in profile_facts(sentence):
             if value in ANAPHOR_CUES:  # "I'm a librarian there": the name said before
                 # resolved up to the anaphor's own word ("there"/"here": the first one;
                 # "that"/"it" and "their"/"them": the last one)

@@ -69,16 +69,9 @@ def recall_latency_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def offline_model_table(on: dict, off: dict | None) -> str:
-    """The offline model on the sealed and dev sets, with the parser (and without, when measured)."""
+def offline_model_table(on: dict) -> str:
+    """The offline model on the sealed and dev sets."""
     cols = [("sealed test set", on["test"]), ("dev set", on["dev"])]
-    if off:
-        cols = [
-            ("sealed test set", on["test"]),
-            ("sealed, rules only", off["test"]),
-            ("dev set", on["dev"]),
-            ("dev, rules only", off["dev"]),
-        ]
     if "check" in on:  # the late check set, a second sealed set scored once when written
         cols.insert(1, ("late check set", on["check"]))
     rows = [
@@ -154,8 +147,7 @@ def render(name: str, results: Path | None = None) -> str:
     if name == "recall_latency":
         return recall_latency_table(data)
     if name == "offline_model":
-        rules = path.parent / "offline_model_rules.json"
-        return offline_model_table(data, json.loads(rules.read_text()) if rules.is_file() else None)
+        return offline_model_table(data)
     module = load_benchmark(name)
     if not callable(getattr(module, "table", None)):
         raise ValueError(f"benchmarks/{name}.py defines no table(result) function")

@@ -56,7 +56,12 @@ def test_known_long_list_is_not_stale():
 # The size caps of the two packages (issues "A small memlib" and "The offline model reads ordinary
 # conversations"): lines of the package's own .py files, as `wc -l` counts them. Raise a cap only
 # with the issue's agreement; docs/development.md (Layout) states both counts.
-CAPS = {"memlib": ("memlib/**/*.py", 10_000)}
+CAPS = {
+    "memlib": ("memlib/**/*.py", 10_000),
+    # The offline model must not grow (issue #26 asks for 8,501 lines; 8,539 today): lower this
+    # cap as it shrinks, never raise it.
+    "offline_model": ("offline_model/*.py", 8_540),
+}
 
 
 def package_lines(pattern: str) -> int:
