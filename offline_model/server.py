@@ -1508,6 +1508,7 @@ def embeddings_body(body: dict, embedder: Any) -> dict:
 class _Handler(BaseHTTPRequestHandler):
     server_version = "memlib-openai/1.0"
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # TCP_NODELAY: no 40 ms delayed-ACK stall on each reply
     owner: OpenAICompatibleServer  # set on the per-server subclass
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002

@@ -1,5 +1,6 @@
 """Suite-wide test ordering, and the one PostgreSQL the backend tests share."""
 
+import json
 import os
 import shutil
 import sys
@@ -18,7 +19,13 @@ def pytest_configure(config):
     a test starts compiled the libraries it imports from source again (6-7 s of CPU each, dozens of
     processes in a full run). Children inherit the environment set here; this process writes too.
     Nothing is written into the sources or the virtualenv, and Python checks each cached file
-    against its source's time and size, so an edited module is compiled again."""
+    against its source's time and size, so an edited module is compiled again.
+
+    Also: xdist's `loadgroup` scheduler hands out its groups largest first by default; it hands
+    out everything in collection order here, which pytest_collection_modifyitems makes longest
+    first (the controller reads this option; the workers collect)."""
+    if getattr(config.option, "dist", "no") == "loadgroup":
+        config.option.loadscopereorder = False
     if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
         return
     del os.environ["PYTHONDONTWRITEBYTECODE"]
@@ -27,11 +34,60 @@ def pytest_configure(config):
     sys.dont_write_bytecode = False
 
 
+# Recorded test durations (seconds, one worker): per module, and per notebook run. Refresh with
+# `pytest -n 1 --junitxml=build/junit.xml ...` then `python scripts/test_durations.py build/junit.xml`.
+DURATIONS = Path(__file__).resolve().parent / "durations.json"
+# Modules that read the offline notebook runs of the same session: they wait for them
+# (tests/offline_runs.py), and run after everything else.
+READS_OFFLINE_RUNS = ("test_book.py", "test_prose_figures.py")
+
+
+def _unit(item) -> str:
+    """What an item is timed as in DURATIONS: a notebook run by its id, anything else by module."""
+    module = item.path.relative_to(ROOT).as_posix()
+    if item.path.name == "test_notebooks.py" and hasattr(item, "callspec"):
+        return f"{module}::{item.callspec.id}"
+    return module
+
+
 def pytest_collection_modifyitems(config, items):
-    """The book test and the prose check read the executed notebooks the offline runs write: run
-    them after those (with `--dist loadgroup` all are in the "main" group, so one worker runs them
-    in this order)."""
-    items.sort(key=lambda item: item.path.name in ("test_book.py", "test_prose_figures.py"))
+    """Longest first, so that on two workers neither ends long after the other: by recorded
+    duration, each module kept together, a notebook's offline and OpenAI-path runs (one xdist
+    group, in that order) as one. The modules that read the session's offline notebook runs go
+    where those are over: the book right after the last of them (while the other worker goes on
+    with the rest), the prose check (cheap) at the end. With `--dist loadgroup` xdist hands out
+    work in this order (pytest_configure turns off its reordering by group size)."""
+    durations = json.loads(DURATIONS.read_text(encoding="utf-8")) if DURATIONS.exists() else {}
+    cost: dict[str, float] = {}
+    for unit, group in {(_unit(item), _group(item)) for item in items}:
+        cost[group or unit] = cost.get(group or unit, 0.0) + durations.get(unit, 0.0)
+    items.sort(key=lambda item: (-cost[_group(item) or _unit(item)], _group(item) or _unit(item)))
+    readers = [item for item in items if item.path.name in READS_OFFLINE_RUNS]
+    rest = [item for item in items if item.path.name not in READS_OFFLINE_RUNS]
+    offline = [i for i, item in enumerate(rest) if _is_offline_run(item)]
+    at = offline[-1] + 1 if offline else len(rest)
+    while at < len(rest) and _group(rest[at]) and _group(rest[at]) == _group(rest[at - 1]):
+        at += 1  # past the OpenAI-path run of the same group
+    book = [item for item in readers if item.path.name == "test_book.py"]
+    items[:] = rest[:at] + book + rest[at:] + [item for item in readers if item not in book]
+
+
+def pytest_sessionfinish(session):
+    """The controller (or the only process) removes the session's offline-run markers."""
+    if not hasattr(session.config, "workerinput"):
+        import offline_runs
+
+        offline_runs.remove(session.config)
+
+
+def _is_offline_run(item) -> bool:
+    params = getattr(item, "callspec", None) and item.callspec.params
+    return item.path.name == "test_notebooks.py" and bool(params) and params["variant"] == "offline"
+
+
+def _group(item) -> str | None:
+    mark = item.get_closest_marker("xdist_group")
+    return mark.args[0] if mark else None
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,10 @@ are skipped, saying why, when there is none). Pages are opened as file:// URLs: 
 from disk with no network, so any http(s) request a page makes fails the test.
 
 The browser tests are skipped, with what is missing and how to install it, where there is no
-Chromium or no Playwright. They share the xdist group "main" with the offline notebook runs, so
-build/notebooks/ is not being rewritten while the book is built from it.
+Chromium or no Playwright. They are one xdist group, run after the rest of the suite
+(tests/conftest.py), and the build first waits for this session's offline notebook runs on
+either worker (tests/offline_runs.py), so build/notebooks/ is not being rewritten while the book
+is built from it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import jupyter_browser as browser
+import offline_runs
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +34,7 @@ SCRIPT = ROOT / "scripts" / "build_book.py"
 SEARCH_TERM = "RemoveMessage"
 
 needs_browser = pytest.mark.skipif(browser.missing() is not None, reason=str(browser.missing()))
-pytestmark = pytest.mark.xdist_group("main")
+pytestmark = pytest.mark.xdist_group("book")
 
 
 def _load_builder():
@@ -126,8 +129,9 @@ def test_benchmark_tables_from_records_and_from_nested_splits():
 
 
 @pytest.fixture(scope="module")
-def book():
+def book(request):
     """Build the book into build/book/; return its manifest (pages, what each was built from)."""
+    offline_runs.wait_for(request.session)
     manifest = bb.build(BOOK)
     assert not manifest["warnings"], "Sphinx warnings:\n" + "\n".join(manifest["warnings"])
     stale = [p["source"] for p in manifest["pages"] if p["executed"] is False]

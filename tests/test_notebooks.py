@@ -13,21 +13,29 @@ The three variants (memlib.testing.VARIANTS):
 - reworded: the same server rewording each reply. The notebook must run to its end (its own
   asserts hold on any competent model) and record every expected figure; values are not pinned.
 
-offline and openai run in one xdist group (openai compares with the offline records of the same
-session), reworded in another, so `pytest -n 2` runs them side by side.
+A notebook's offline and openai runs are one xdist group, run in that order on one worker
+(openai compares with the offline records of the same session); the reworded runs are not grouped,
+so `pytest -n 2` spreads the 36 runs over both workers (tests/conftest.py orders them longest
+first). Each offline run, passed or failed, is announced to the tests that read its executed copy
+(the book, the prose check; tests/offline_runs.py), which may run on the other
+worker; records.json and calls.json are merged under a file lock, as both workers write them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import math
 from pathlib import Path
 
+import offline_runs
 import pytest
 
 from memlib.testing import (
     EXPECTATIONS,
     all_notebooks,
     backend_environment,
+    build_dir,
     counters,
     ensure_kernel,
     execute,
@@ -69,7 +77,7 @@ def _kernel():
 @pytest.fixture(scope="session")
 def servers():
     """One local server per server variant, started on first use, stopped at session end."""
-    with __import__("contextlib").ExitStack() as stack:
+    with contextlib.ExitStack() as stack:
         started = {}
 
         def get(variant):
@@ -82,17 +90,35 @@ def servers():
 
 def _cases():
     for notebook in all_notebooks():
-        for variant, group in (("offline", "main"), ("openai", "main"), ("reworded", "reworded")):
-            yield pytest.param(
-                notebook,
-                variant,
-                id=f"{notebook.stem}-{variant}",
-                marks=[pytest.mark.notebook, pytest.mark.xdist_group(group)],
-            )
+        for variant in ("offline", "openai", "reworded"):
+            marks = [pytest.mark.notebook]
+            if variant != "reworded":
+                marks.append(pytest.mark.xdist_group(f"notebook-{notebook.stem}"))
+            yield pytest.param(notebook, variant, id=f"{notebook.stem}-{variant}", marks=marks)
 
 
 @pytest.mark.parametrize(("notebook", "variant"), list(_cases()))
-def test_notebook(notebook: Path, variant: str, servers):
+def test_notebook(notebook: Path, variant: str, servers, request):
+    if variant != "offline":
+        _run_and_check(notebook, variant, servers)
+        return
+    try:
+        _run_and_check(notebook, variant, servers)
+    finally:
+        offline_runs.announce(request.config, notebook.stem)
+
+
+@contextlib.contextmanager
+def _locked(variant: str):
+    """One writer at a time of a variant's records.json and calls.json, across xdist workers."""
+    directory = build_dir(variant)
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".records.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _run_and_check(notebook: Path, variant: str, servers) -> None:
     module = load_expectations(notebook.stem)
     assert module is not None, f"no expectations for {notebook.name} in {EXPECTATIONS}"
     expected = module.EXPECT
@@ -100,10 +126,12 @@ def test_notebook(notebook: Path, variant: str, servers):
     before = counters(server) if server else None
     with backend_environment(env):
         records = execute(notebook, variant=variant)
-    write_records({notebook.name: records}, variant)
+    with _locked(variant):
+        write_records({notebook.name: records}, variant)
     if server:
         calls = counters(server, since=before)
-        write_records({notebook.name: calls}, variant, "calls.json")
+        with _locked(variant):
+            write_records({notebook.name: calls}, variant, "calls.json")
         rejected = calls["rejected_requests"]
         refused = server.stats["rejections"][-rejected:] if rejected else []
         # a prompt over the context window is refused on purpose where a notebook shows it (12);

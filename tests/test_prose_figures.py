@@ -17,8 +17,9 @@ with the reason.
 The executed copy must be complete (every cell run) and of the same code as the notebook (its code cells equal, outside the
 papermill parameters cell): a copy of older code is skipped, saying so, and so is a notebook with
 no executed copy (`make run`, or `pytest tests/test_notebooks.py -k "NN_ and offline"`, writes
-it). In a full `make test` the offline notebook runs come first (tests/conftest.py orders this
-module after them, in the same xdist group), so the check runs on fresh copies.
+it). In a full `make test` each check waits for its notebook's offline run of the same session,
+on either xdist worker (tests/offline_runs.py; tests/conftest.py orders this module last), so it
+runs on fresh copies.
 """
 
 from __future__ import annotations
@@ -27,11 +28,10 @@ import json
 import re
 from pathlib import Path
 
+import offline_runs
 import pytest
 
 from memlib.testing import RECORD_MIME, RECORDS_MIME, all_notebooks, build_dir, load_expectations
-
-pytestmark = pytest.mark.xdist_group("main")
 
 # Notebooks whose prose another branch is rewriting: checked once that lands. None today.
 PENDING: dict[str, str] = {}
@@ -183,7 +183,8 @@ def _figures_of(notebook: Path, executed: dict) -> set[float]:
 
 
 @pytest.mark.parametrize("notebook", all_notebooks(), ids=lambda p: p.stem)
-def test_prose_states_only_measured_numbers(notebook: Path):
+def test_prose_states_only_measured_numbers(notebook: Path, request):
+    offline_runs.wait_for(request.session, {notebook.stem})
     if notebook.stem in PENDING:
         pytest.skip(PENDING[notebook.stem])
     copy = build_dir() / notebook.name

@@ -4,10 +4,11 @@ MiniLM embeddings), prompt formatting, fixtures."""
 
 from __future__ import annotations
 
+import unicodedata
 import warnings
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import HumanMessage
 from langgraph.store.memory import InMemoryStore
@@ -97,6 +98,7 @@ def test_bad_user_ids_are_named(bad, error):
 
 
 @given(st.text(max_size=12))
+@example("\uf900")  # a CJK compatibility ideograph: NFC makes it another code point (U+8C48)
 @settings(max_examples=200, deadline=None)
 def test_accepted_user_ids_are_valid_store_labels(user_id):
     try:
@@ -106,7 +108,8 @@ def test_accepted_user_ids_are_valid_store_labels(user_id):
     store = InMemoryStore()
     ns = namespace_for(FACTS_NAMESPACE, uid)
     store.put(ns, "k", {"content": "x"})  # raises InvalidNamespaceError if the label is invalid
-    assert ns == ("users", user_id, "facts") and store.get(ns, "k") is not None
+    assert uid == unicodedata.normalize("NFC", user_id)  # the id as stored and compared
+    assert ns == ("users", uid, "facts") and store.get(ns, "k") is not None
 
 
 def test_namespace_for_fills_only_the_template_slot():
