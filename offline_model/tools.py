@@ -1495,10 +1495,9 @@ def _classify_prompts(ctx: Context, tool: ToolSpec) -> dict:
 
 
 def improved_prompt(ctx: Context, kind: str = "gradient") -> str:
-    """The current prompt changed by feedback, as each LangMem kind asks for it. gradient (its
-    recommendations, minimally invasive): a list of the rules, an issue dropped when a rule of the
-    same feedback addresses it; metaprompt (a rewrite of the prompt): the same rules as sentences
-    of the prompt's first paragraph; prompt_memory (lessons from sessions): every rule and issue."""
+    """The prompt changed by feedback as each LangMem kind asks: gradient (a minimal edit) lists
+    feedback_rules' "minimal" rules; metaprompt (a rewrite) makes them sentences of the prompt's
+    first paragraph; prompt_memory (lessons) lists its "lessons" (feedback_rules says which)."""
     current = ctx.tagged.get("current_prompt", "").strip()
     rules = feedback_rules(ctx, "lessons" if kind == "prompt_memory" else "minimal")
     recs = ctx.tagged.get("recommendations", "")
