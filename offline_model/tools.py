@@ -1412,6 +1412,7 @@ def _get_path(args: Any, loc: str) -> Any:
     return node
 
 
+_ISSUE = "Address this feedback: "  # how a rule-less complaint is kept
 _DIRECTIVE = re.compile(
     r"\b(?:should|must|always|never|please|don't|do not|avoid|keep|use|prefer|make sure|include|be)\b",
     re.I,
@@ -1426,8 +1427,8 @@ _REPLY_VERB = re.compile(
 )
 
 
-def feedback_rules(ctx: Context, mode: str = "all") -> list[str]:
-    """Prompt rules from feedback: directive sentences kept as rules, others as issues to address.
+def feedback_rules(ctx: Context, mode: str = "minimal") -> list[str]:
+    """Prompt rules from feedback: directive sentences kept as rules, others as issues (_ISSUE).
     Where one feedback holds both, mode "minimal" drops its issues (the rules address them) and
     "lessons" joins them into one line ("Too long, so always answer in one sentence.")."""
     current = ctx.tagged.get("current_prompt", "")
@@ -1446,14 +1447,14 @@ def feedback_rules(ctx: Context, mode: str = "all") -> list[str]:
             if not s or content_terms(s) <= prompt_terms:
                 continue
             directive = _DIRECTIVE.search(s) or _ACTION.match(s) or _REPLY_VERB.match(s)
-            rule = s[0].upper() + s[1:] if directive else f"Address this feedback: {s}"
+            rule = s[0].upper() + s[1:] if directive else f"{_ISSUE}{s}"
             mine.append(rule.rstrip(".") + ".")
-        issue = [r for r in mine if r.startswith("Address this feedback: ")]
+        issue = [r for r in mine if r.startswith(_ISSUE)]
         told = [r for r in mine if r not in issue]
-        if issue and told and mode == "lessons":
-            why = " ".join(r.removeprefix("Address this feedback: ").rstrip(".") for r in issue)
-            mine = [f"{why}, so {' '.join(told)[0].lower()}{' '.join(told)[1:]}"]
-        rules += told if issue and told and mode == "minimal" else mine
+        if issue and told:  # "minimal": the rules alone; "lessons": why, then what to do
+            why, do = " ".join(r.removeprefix(_ISSUE).rstrip(".") for r in issue), " ".join(told)
+            mine = [f"{why}, so {do[0].lower()}{do[1:]}"] if mode == "lessons" else told
+        rules += mine
     return list(dict.fromkeys(rules))
 
 
@@ -1507,10 +1508,9 @@ def improved_prompt(ctx: Context, kind: str = "gradient") -> str:
         return current
     if kind == "metaprompt":
         first, sep, rest = current.partition("\n\n")
-        issue = "Address this feedback: "  # an issue becomes a sentence of the prompt too
-        said = " ".join(
-            f"Users reported: {r[len(issue)].lower()}{r[len(issue) + 1 :]}"
-            if r.startswith(issue)
+        said = " ".join(  # an issue becomes a sentence of the prompt too
+            f"Users reported: {r[len(_ISSUE)].lower()}{r[len(_ISSUE) + 1 :]}"
+            if r.startswith(_ISSUE)
             else r
             for r in rules
         )
