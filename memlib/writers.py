@@ -1,20 +1,12 @@
 """Writing memory on the hot path (tools, within the turn) or in the background (debounced).
 
-Provides the small pieces around LangMem's `create_manage_memory_tool`,
-`create_memory_store_manager` and `ReflectionExecutor` that notebook 07 needs:
-`ModelCallCounter` (a callback handler counting chat-model calls and prompt tokens),
-`make_load_memory_node` (with notebook 04's `fact_text`, the sentence inside an item whichever
-writer stored it)
-(a LangGraph node that searches the store for the question and keeps the top k),
-`is_explicit_request` ("remember that ..."), `settle` (wait on reflection futures and count
-how many ran, were debounced away or failed), `BlendedWriter` (explicit requests to a hot-path
-runnable now, everything else to a ReflectionExecutor after a quiet period), the validator
-`check_after_seconds` (user ids are checked by `memlib.checks.check_user_id`), and the fixture
-loaders `load_sessions` / `load_recall_questions`.
-
-Leaves out: the LangMem calls themselves (the notebook makes them), the agents and graphs, and
-any clock: callers wait on futures (only `BlendedWriter.forget` polls, with a deadline, for a
-run it cannot cancel).
+The pieces around LangMem's `create_manage_memory_tool`, `create_memory_store_manager` and
+`ReflectionExecutor` that notebook 07 builds: `ModelCallCounter` (chat-model calls and prompt
+tokens), `make_load_memory_node` (the top k items for the question), `is_explicit_request`,
+`settle` (wait on reflection futures: count those that ran, were debounced away or failed),
+`BlendedWriter`, `check_after_seconds`, and the fixture loaders `load_sessions` and
+`load_recall_questions`. Leaves out: the LangMem calls (the notebook makes them), the graphs, and
+any clock: callers wait on futures (only `BlendedWriter.forget` polls, with a deadline).
 """
 
 from __future__ import annotations
@@ -30,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.runnables import ensure_config
 
 from memlib.checks import (
     check_int,
@@ -143,11 +136,14 @@ def settle(futures: Iterable[Future], timeout: float = 60.0) -> Settled:
 
 # Saved from notebooks/07_background_vs_hot_path.ipynb, In [16]: edit it there, then `make sync`.
 class BlendedWriter:
-    """Explicit requests to a hot-path runnable now; other exchanges to a ReflectionExecutor, debounced."""
+    """Explicit requests to a hot-path runnable now; other exchanges to a ReflectionExecutor, debounced.
+
+    Pass the executor as hot_path when both would run the same manager: explicit requests then
+    run at once on the executor's worker, one write at a time with the background ones."""
 
     def __init__(self, hot_path, executor, *, after_seconds: float = 1.0, is_explicit=None):
         for name, value, method in (
-            ("hot_path", hot_path, "invoke"),
+            ("hot_path", hot_path, "submit" if hot_path is executor else "invoke"),
             ("executor", executor, "submit"),
         ):
             if not callable(getattr(value, method, None)):
@@ -156,8 +152,7 @@ class BlendedWriter:
                 )
         if is_explicit is not None and not callable(is_explicit):
             raise TypeError(f"is_explicit must be a function of the text, got {is_explicit!r}")
-        self.hot_path = hot_path
-        self.executor = executor
+        self.hot_path, self.executor = hot_path, executor
         self.after_seconds = check_after_seconds(after_seconds)
         self.is_explicit = is_explicit or is_explicit_request
         self.futures: list[Future] = []
@@ -172,13 +167,19 @@ class BlendedWriter:
         check_str(reply_text, "reply_text", allow_empty=True)
         config = {"configurable": {"user_id": user_id, "thread_id": thread_id}}
         if self.is_explicit(user_text):
-            return "hot", self.hot_path.invoke({"messages": [("user", user_text)]}, config)
+            request = {"messages": [("user", user_text)]}
+            if self.hot_path is not self.executor:
+                return "hot", self.hot_path.invoke(request, config)
+            # the executor's manager, now on its one worker: never beside a background write
+            key, config = f"{user_id}/{thread_id}/explicit", ensure_config(config)  # callbacks
+            hot = self.executor.submit(request, config=config, after_seconds=0, thread_id=key)
+            return "hot", hot.result(timeout=60)
         # explicit requests stay out of the background transcript: written once, not twice
-        transcript = self._transcripts.setdefault((user_id, thread_id), [])
-        transcript = transcript + [
+        said = [
             {"role": "user", "content": user_text},
             {"role": "assistant", "content": reply_text},
         ]
+        transcript = self._transcripts.get((user_id, thread_id), []) + said
         future = self.executor.submit(
             {"messages": transcript},
             config=config,
@@ -195,8 +196,7 @@ class BlendedWriter:
         running is waited for (it cannot be stopped), so none lands after this returns. Returns
         how many were cancelled."""
         user_id = check_user_id(user_id)
-        for key in [k for k in self._transcripts if k[0] == user_id]:
-            del self._transcripts[key]
+        self._transcripts = {k: v for k, v in self._transcripts.items() if k[0] != user_id}
         futures = self._pending.pop(user_id, [])
         cancelled = sum(f.cancel() for f in futures if not f.done())
         # LangMem's local executor keeps a task under its thread key until the worker has

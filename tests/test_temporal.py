@@ -334,7 +334,7 @@ def test_the_09_agent_on_dated_memory_answers_what_came_before():
     create_prompt(store, "assistant", "Answer from the memory below.", author="test")
     writer = dated_fact_writer(model, store, lambda: today["day"])
     executor = ReflectionExecutor(writer, store=store)
-    blended = BlendedWriter(writer, executor, after_seconds=0)
+    blended = BlendedWriter(executor, executor, after_seconds=0)
     graph = build_memory_agent(
         model,
         store,

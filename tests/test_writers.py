@@ -6,6 +6,7 @@ background manager, and the fixture."""
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from concurrent.futures import Future
 from types import SimpleNamespace
@@ -259,6 +260,58 @@ def test_blend_writes_explicit_now_and_the_rest_later(blend):
     extracted = texts(store, ("memories", "ana", "extracted"))
     assert extracted == ["User lives in Lisbon."]  # the explicit turn is not extracted again
     assert extract_calls.calls == 1
+
+
+class OneAtATime(RunnableLambda):
+    """A reflector that records each run and how many ran at once; a background run waits for
+    `release`, so a hot write started meanwhile would overlap it unless the writer serializes."""
+
+    def __init__(self):
+        self.namespace = ("memories", "{user_id}")  # ReflectionExecutor requires one
+        self.started, self.release = threading.Event(), threading.Event()
+        self.running, self.most, self.order, self.lock = 0, 0, [], threading.Lock()
+        super().__init__(self._run)
+
+    def _run(self, payload):
+        text = payload["messages"][0]  # the user's first message
+        text = text[1] if isinstance(text, tuple) else text["content"]
+        with self.lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        if not text.startswith("Remember"):
+            self.started.set()
+            assert self.release.wait(30), "the test never released the background run"
+        with self.lock:
+            self.running -= 1
+            self.order.append(text)
+        return [text]
+
+
+def test_blend_with_the_executor_as_hot_path_never_overlaps_a_background_write():
+    # notebook 09: one manager behind both paths; two writes at once both find no profile and add
+    # two. The hot request starts while a background run is inside the manager, and must wait.
+    reflector = OneAtATime()
+    executor = ReflectionExecutor(reflector, store=InMemoryStore())
+    try:
+        writer = BlendedWriter(executor, executor, after_seconds=0)
+        _, background = writer.write("I live in Bergen.", "Noted.", user_id="ana", thread_id="t")
+        assert reflector.started.wait(30)
+        hot = {}
+        thread = threading.Thread(
+            target=lambda: hot.update(
+                out=writer.write("Remember my dog.", "Ok.", user_id="ana", thread_id="t")
+            )
+        )
+        thread.start()
+        thread.join(0.3)  # long enough for an overlapping run to start
+        assert reflector.order == [] and thread.is_alive()  # the hot write waits its turn
+        reflector.release.set()
+        thread.join(30)
+        assert hot["out"] == ("hot", ["Remember my dog."]) and background.result(30)
+        assert reflector.most == 1 and reflector.order == ["I live in Bergen.", "Remember my dog."]
+    finally:
+        reflector.release.set()
+        executor.shutdown(wait=True)
 
 
 def test_blend_refuses_bad_ids_without_writing(blend):

@@ -287,7 +287,7 @@ class MemoryAgent(Strategy):
             manager = fact_manager(model, store)
         self.executor = ReflectionExecutor(manager, store=store)
         try:  # a refused setting must not leave LangMem's worker thread holding the process open
-            self.writer = BlendedWriter(manager, self.executor, after_seconds=0)
+            self.writer = BlendedWriter(self.executor, self.executor, after_seconds=0)
             saver = InMemorySaver()
             self.graph = build_memory_agent(model, store, saver, writers=[self.writer], **options)
             self.reader = build_memory_agent(model, store, saver, **options)  # writes nothing
