@@ -1,19 +1,17 @@
 """The full memory agent of notebook 09: every memory layer composed in one LangGraph graph.
 
-Provides the graph's state (`AgentState`: the messages and running summary of notebook 06, plus
-what the turn read from memory and wrote to it), the three node factories (`load_memory_node`:
-the active procedural prompt, the profile and top-k facts, and recalled episodes as worked
-examples; `answer_node`; `write_memory_node`: explicit requests on the hot path, the rest to
-debounced background writers) and `build_memory_agent`, which wires them with notebook 06's
-compress node, and, when given a compiled research graph (notebook 02), a `research` step for
-questions that start with "Research:". The cells of notebooks/09_full_memory_agent.ipynb marked `# @save memlib.agent`
-are the source; this is their copy, so that a second process (the restart in notebook 09) and
-the chat panel's tests can build the same graph.
+Provides the graph's state (`AgentState`: the messages and running summary of notebook 06, plus what
+the turn read from memory and wrote to it), the three node factories (`load_memory_node`: the active
+procedural prompt, the profile and top-k facts, and recalled episodes as worked examples;
+`answer_node`; `write_memory_node`: explicit requests on the hot path, the rest to debounced
+background writers) and `build_memory_agent`, which wires them with notebook 06's compress node,
+and, when given a compiled research graph (notebook 02), a `research` step for questions that start
+with "Research:". Notebook 09's saved cells are the source; this copy lets a second process (09's
+restart) and the chat panel's tests build the same graph.
 
-Leaves out: the LangMem managers and executors (the caller makes them and passes the writers),
-the checkpointer and store (passed in; the checkpointer is wrapped in memlib.tenancy's
-`UserBoundSaver`), forgetting a user (memlib.tenancy), and any
-smarter routing to research than a "Research:" prefix.
+Leaves out: the LangMem managers and executors (the caller makes them and passes the writers), the
+checkpointer and store (passed in; the checkpointer is wrapped in `UserBoundSaver`), forgetting a
+user (memlib.tenancy), and routing to research on anything but a "Research:" prefix.
 """
 
 from __future__ import annotations

@@ -18,19 +18,14 @@ opens `x.db` and creates no `sub/`. `sqlite:///:memory:` is SQLite's own in-memo
 file; each store or checkpointer opened on it has its own); `faiss:///:memory:` is refused (it
 made a directory named `:memory:`): use `memory://`.
 
-The stores are LangGraph's classes, subclassed only to fix what goes wrong in use: expired items
-returned (langgraph#8902), vector-search pages cut short (#8977), ties in no fixed order, a failed
-SQLite batch half-committed, vectors of deleted items left behind, the whole value embedded, a
-namespaced PostgreSQL search walking the table-wide HNSW index, InMemoryStore keeping empty
-namespaces, one async caller's bad value failing another's call, processes setting up a new
-database at once (sync stores). Every store checks vectors, values, namespace labels and filters
-alike (TypeError for a wrong kind, ValueError for a bad value) before anything is written. SQLite
-runs on `pysqlite3` (it loads sqlite-vec; two SQLite libraries on one file in one process ignore
-each other's locks) with WAL, a busy timeout, `BEGIN IMMEDIATE` and `secure_delete`;
-`sqlite_scrub` truncates the write-ahead log. docs/backends.md lists each fix with the test that fails without it.
+The stores are LangGraph's classes, subclassed only to fix what goes wrong in use: notebook 10
+(section 1) lists each fix with its upstream issue, docs/backends.md with the test that fails
+without it. Every store checks vectors, values, namespace labels and filters alike (TypeError for a
+wrong kind, ValueError for a bad value) before anything is written. SQLite runs on `pysqlite3` (it
+loads sqlite-vec) with WAL, a busy timeout, `BEGIN IMMEDIATE` and `secure_delete`; `sqlite_scrub`
+truncates the write-ahead log.
 
-`store_latency(url, vectors)` times searches and puts on one table (benchmarks/backends.py and
-notebook 10 use it).
+`store_latency(url, vectors)` times searches and puts on one table (benchmarks/backends.py, notebook 10).
 
 `local_postgres(dir)` starts PostgreSQL with pgvector from the `pgserver` wheel (no system
 service), yields its URL and stops it on exit. Its pgvector is 0.6.2: no `halfvec` (0.7+), so

@@ -5,14 +5,12 @@ from `BufferBase`; a buffer overrides `_select` to say which suffix of the histo
 `FullBuffer` (everything), `SlidingWindowBuffer` (the system prompt pinned plus the last k turns or
 messages), `TokenTrimBuffer` (the most recent turns that fit a budget of real tiktoken counts:
 langchain_core's `trim_messages` cut with its pitfalls fixed) and `SummaryBuffer` (recent turns
-verbatim within a token budget, older ones folded into a running summary written by the chat
-model). Also the pure functions behind them: `check_prompt_messages`, `tool_pairs_intact`,
-`turn_starts`, `trim_to_budget`, and `load_conversation` for the JSONL fixtures in
-data/conversations/. The buffers and trim_to_budget (with their helpers) are written in notebook
-01's cells (`# @save memlib.buffers`); this is their copy. With a TokenCounter, trim_to_budget
-walks back from the newest message over cached per-message counts and stops at the first turn
-that does not fit, so a call costs what it keeps (well under a millisecond for a few hundred
-kept messages), however long the history; benchmarks/tokens.py measures it against
+verbatim within a token budget, older ones folded into a running summary written by the chat model).
+Also the pure functions behind them: `check_prompt_messages`, `tool_pairs_intact`, `turn_starts`,
+`trim_to_budget`, and `load_conversation` for the JSONL fixtures in data/conversations/. With a
+TokenCounter, trim_to_budget walks back from the newest message over cached per-message counts and
+stops at the first turn that does not fit, so a call costs what it keeps (well under a millisecond
+for a few hundred kept messages), however long the history; benchmarks/tokens.py measures it against
 trim_messages, and tests/test_buffers.py checks that both make the same cut.
 
 Every cut is tool-pair safe: buffers cut only where a human turn starts, so an AI message that

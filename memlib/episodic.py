@@ -215,6 +215,7 @@ def recall_episodes(
     return store.search(namespace, query=task, limit=k, filter=recall_filter(type, since))
 
 
+# Saved from notebooks/03_episodic_recall.ipynb, In [17]: edit it there, then `make sync`.
 def _value(episode: Any) -> Mapping:
     if isinstance(episode, Item):  # SearchItem is an Item
         return episode.value
@@ -227,6 +228,7 @@ def _value(episode: Any) -> Mapping:
     )
 
 
+# Saved from notebooks/03_episodic_recall.ipynb, In [17]: edit it there, then `make sync`.
 def format_episodes_as_examples(episodes: Sequence[Any]) -> str:
     """A system-prompt section presenting episodes as numbered worked examples ('' for none)."""
     check_items(episodes, "episodes", "a list")

@@ -5,10 +5,9 @@ provenance: the feedback that produced it, who proposed it, when, and the versio
 from), `approve` / `reject` (a reviewer's decision), `rollback` (re-activate an earlier approved
 version), `active_prompt` (the text the agent runs with), `get_version` / `list_versions`,
 `check_prompt` (the guardrail: required template variables kept, a token budget respected),
-`prompt_variables`, `prompt_diff`, and `load_feedback` (the fixture in data/procedural/).
-propose / approve / reject / rollback are written in notebook 08's cells (`# @save`); the helpers
-they share (`read_pointer`, `review_version`, `check_feedback`, `check_name`, `timestamp`) are
-module-level but not exported from `memlib`.
+`prompt_variables`, `prompt_diff`, and `load_feedback` (the fixture in data/procedural/). The
+readers and propose / approve / reject / rollback come from notebook 08's saved cells; their helpers
+(`review_version`, `check_feedback`, `check_name`, `timestamp`) are not exported from `memlib`.
 
 Layout in the store, under the namespace `("prompts", agent)`:
 - `"system"`: the pointer the agent reads on every call, `{"text", "active_version",
@@ -18,11 +17,11 @@ Layout in the store, under the namespace `("prompts", agent)`:
   "feedback", "author", "created_at", "based_on", "reviewed_by", "reviewed_at", "review_note"}`;
   status is "pending", "approved" or "rejected". Versions are never deleted or edited in text.
 
-Every change writes its items in one `store.batch`, after all checks have passed: a refused call
-writes nothing.
+Every change writes its items in one `store.batch`, after all checks pass: a refused call writes
+nothing.
 
-Leaves out: concurrent writers (version numbers are read then written, so two processes proposing
-at the same moment can pick the same number; put a real lock or a database sequence in front of it),
+Leaves out: concurrent writers (version numbers are read then written, so two processes proposing at
+the same moment can pick the same number; put a real lock or a database sequence in front of it),
 authentication of authors and reviewers (names are trusted), and the optimizer itself (notebooks
 call LangMem's `create_prompt_optimizer` and pass its output to `propose_prompt`).
 """
@@ -79,6 +78,7 @@ class PromptVersion:
             check_int(self.based_on, "based_on", minimum=1)
 
 
+# Saved from notebooks/08_procedural_memory.ipynb, In [4]: edit it there, then `make sync`.
 def namespace(agent: str) -> tuple[str, str]:
     """The store namespace holding one agent's prompts."""
     check_str(agent, "agent")
@@ -196,6 +196,7 @@ def check_feedback(feedback: Any) -> Any:
     )
 
 
+# Saved from notebooks/08_procedural_memory.ipynb, In [4]: edit it there, then `make sync`.
 def read_pointer(store: BaseStore, agent: str) -> dict:
     """A copy of the agent's `system` pointer item, or ValueError if it has no prompt yet."""
     check_store(store)
@@ -230,6 +231,7 @@ def list_versions(store: BaseStore, agent: str) -> list[PromptVersion]:
     return [get_version(store, agent, v) for v in range(1, latest + 1)]
 
 
+# Saved from notebooks/08_procedural_memory.ipynb, In [4]: edit it there, then `make sync`.
 def active_prompt(store: BaseStore, agent: str) -> str:
     """The approved text the agent runs with (one store read)."""
     return read_pointer(store, agent)["text"]
@@ -273,7 +275,7 @@ def create_prompt(
     return v1
 
 
-# Saved from notebooks/08_procedural_memory.ipynb, In [10]: edit it there, then `make sync`.
+# Saved from notebooks/08_procedural_memory.ipynb, In [11]: edit it there, then `make sync`.
 def propose_prompt(
     store: BaseStore,
     agent: str,
@@ -326,7 +328,7 @@ def review_version(store, agent, version, reviewer, now, status, note) -> Prompt
     )
 
 
-# Saved from notebooks/08_procedural_memory.ipynb, In [12]: edit it there, then `make sync`.
+# Saved from notebooks/08_procedural_memory.ipynb, In [13]: edit it there, then `make sync`.
 def approve(
     store: BaseStore,
     agent: str,
@@ -351,7 +353,7 @@ def approve(
     return decided
 
 
-# Saved from notebooks/08_procedural_memory.ipynb, In [16]: edit it there, then `make sync`.
+# Saved from notebooks/08_procedural_memory.ipynb, In [17]: edit it there, then `make sync`.
 def reject(
     store: BaseStore,
     agent: str,
@@ -369,7 +371,7 @@ def reject(
     return decided
 
 
-# Saved from notebooks/08_procedural_memory.ipynb, In [18]: edit it there, then `make sync`.
+# Saved from notebooks/08_procedural_memory.ipynb, In [19]: edit it there, then `make sync`.
 def rollback(
     store: BaseStore,
     agent: str,

@@ -10,24 +10,22 @@ Provides:
 - `summary_request` / `prompt_with_summary`: the prompt that asks for a budgeted summary folding in
   the previous one, and the chat prompt with the summary injected into the system message.
 - `chat_node`, `compress_node`, `route_after_chat`, `build_rotation_graph`: the graph pieces.
-  `check_summary_state` and `check_model` refuse a state without `messages` or a non-model with
-  a TypeError/ValueError naming the value. SummaryState, split_for_summary and the three node
-  functions are written in notebook 06's cells (`# @save memlib.rotation`); this is their copy.
+  `check_summary_state` and `check_model` refuse a state without `messages` or a non-model with a
+  TypeError/ValueError naming the value.
 - `PromptRecorder`: a callback handler recording every chat-model call by graph node with its
   prompt tokens, so a notebook can count summarization calls and see what the model was shown.
 - `run_turns`: feed user turns through a compiled graph and collect per-turn measurements;
   `strategy_table`, `format_table`, `plot_strategies` summarize them; `load_user_turns` reads the
   scripted conversation in data/conversations/.
-- `prune_history`: checkpoint retention. Rotation shrinks the current state, but every earlier
-  checkpoint still holds the messages it removed; this keeps only each thread's latest checkpoint
-  (LangGraph's `prune(strategy="keep_latest")`, which only PostgresSaver implements upstream; here
-  also for SqliteSaver and InMemorySaver), and on SQLite empties the write-ahead log after.
+- `prune_history`: checkpoint retention. Every earlier checkpoint still holds the messages rotation
+  removed; this keeps each thread's latest (LangGraph's `prune(strategy="keep_latest")`, upstream on
+  PostgresSaver only; here also SqliteSaver and InMemorySaver) and empties SQLite's WAL after.
 
 Leaves out: token-based thresholds (this compresses on message count), keeping a straddling
 tool-call group verbatim (it goes into the summary, so the kept part never exceeds keep_last),
-compressing in the middle of a tool loop (the graph only compresses after a final answer),
-retrieval of what was summarized away (the summary is all that remains of it), and pruning on a
-schedule (call `prune_history` where your application decides; time travel needs the history).
+compressing in the middle of a tool loop (the graph only compresses after a final answer), retrieval
+of what was summarized away (the summary is all that remains of it), and pruning on a schedule (call
+`prune_history` where your application decides; time travel needs the history).
 """
 
 from __future__ import annotations
@@ -232,6 +230,7 @@ def message_shape(messages: Iterable[BaseMessage]) -> str:
     )
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [7]: edit it there, then `make sync`.
 def format_transcript(messages: Iterable[BaseMessage]) -> str:
     """One line per message ('User: ...', 'Assistant: ...', tool calls and results spelled out)."""
     messages = _listed(messages)
@@ -271,6 +270,7 @@ def summary_request(
     return [SystemMessage(instruction), HumanMessage(body)]
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [5]: edit it there, then `make sync`.
 def prompt_with_summary(
     messages: Sequence[BaseMessage], summary: str = "", system_prompt: str = DEFAULT_SYSTEM_PROMPT
 ) -> list[BaseMessage]:
@@ -618,6 +618,7 @@ def format_table(
     return "\n".join(line.rstrip() for line in lines)
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [31]: edit it there, then `make sync`.
 def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "keep_latest"):
     """Keep only the latest checkpoint of each thread (LangGraph's `prune` API, on every saver)."""
     from langgraph.checkpoint.memory import InMemorySaver
@@ -642,6 +643,7 @@ def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "k
         sqlite_scrub(conn)  # the pruned rows' bytes: out of the write-ahead log too
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [31]: edit it there, then `make sync`.
 def _prune_sqlite(saver, thread_ids: list[str]) -> None:
     with saver.cursor(transaction=True) as cur:
         for thread_id in thread_ids:
@@ -659,6 +661,7 @@ def _prune_sqlite(saver, thread_ids: list[str]) -> None:
             )
 
 
+# Saved from notebooks/06_summary_rotation.ipynb, In [31]: edit it there, then `make sync`.
 def _prune_memory(saver, thread_ids: list[str]) -> None:
     for thread_id in thread_ids:
         kept_blobs = set()

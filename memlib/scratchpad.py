@@ -5,13 +5,12 @@
 `iteration`, `status`). List fields grow through reducers (`merge_by_id`, `add_unique`,
 `operator.add`): nodes return only what is new and never touch the lists they were given.
 
-The nodes are written out in notebooks/02_working_scratchpad.ipynb (cells marked `# @save`) and
-copied here unchanged: `make_plan` (search the first part of the question with fewer than
-min_evidence relevant documents; again, deeper, if its evidence stayed thin), `make_retrieve` (top k
-unseen documents), `make_grade` with `make_grader` (superseded documents out by metadata, the rest
-graded by the model against the query that found them), `review` (an `interrupt` for a human to
-approve or drop evidence) and `make_synthesize` (a cited answer). `build_research_graph()` wires them
-into a StateGraph for the caller to compile.
+The nodes, copied from notebook 02's saved cells: `make_plan` (search the first part of the question
+with fewer than min_evidence relevant documents; again, deeper, if its evidence stayed thin),
+`make_retrieve` (top k unseen documents), `make_grade` with `make_grader` (superseded documents out
+by metadata, the rest graded by the model against the query that found them), `review` (an
+`interrupt` for a human to approve or drop evidence) and `make_synthesize` (a cited answer).
+`build_research_graph()` wires them into a StateGraph for the caller to compile.
 
 Leaves out: several questions on one thread (the scratchpad is per research task: use a new
 thread_id per question), parallel retrieval, and query rewriting by the model.

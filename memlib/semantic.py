@@ -1,12 +1,12 @@
 """Semantic memory: what the agent knows about a user, as one profile and a collection of facts.
 
-Provides the two schemas LangMem's managers fill in (`UserProfile`, one document per user,
-patched; `Fact`, one small record per fact, inserted, updated and deleted), the namespace
-templates they are stored under, `memory_changes` (what a manager's output inserted, updated and
-deleted), `load_memories` (the profile plus the top-k facts relevant to a question, never the
-whole collection), `format_memory_section` (the system-prompt section built from them),
-`patch_profile` (a validated, all-or-nothing edit of the stored profile), and the fixture of
-background facts used to grow a collection (`load_background_facts`, `load_fact_questions`).
+Provides the two schemas LangMem's managers fill in (`UserProfile`, one document per user, patched;
+`Fact`, one small record per fact, inserted, updated and deleted), their namespace templates,
+`memory_changes` (what a manager's output inserted, updated and deleted), `load_memories` (the
+profile plus the top-k facts relevant to a question, never the whole collection),
+`format_memory_section` (the system-prompt section built from them), `patch_profile` (a validated,
+all-or-nothing edit of the stored profile), and the fixture of background facts used to grow a
+collection (`load_background_facts`, `load_fact_questions`).
 
 Items are stored in the shape `create_memory_store_manager` writes and reads,
 `{"kind": <schema name>, "content": {...}}`, so facts written here and facts written by LangMem
@@ -77,6 +77,7 @@ class Fact(BaseModel):
     object: str = Field(description="The value")
 
 
+# Saved from notebooks/04_semantic_memory.ipynb, In [5]: edit it there, then `make sync`.
 def _content(value: Any) -> Any:
     """The payload of a stored or extracted memory: a dict, a string or a pydantic model."""
     if isinstance(value, BaseModel):
@@ -86,6 +87,7 @@ def _content(value: Any) -> Any:
     return value
 
 
+# Saved from notebooks/04_semantic_memory.ipynb, In [5]: edit it there, then `make sync`.
 def fact_text(value: Any) -> str:
     """One line of text for a fact, whatever shape it is stored in."""
     if hasattr(value, "value") and hasattr(value, "namespace"):  # a store Item
@@ -111,6 +113,7 @@ def fact_text(value: Any) -> str:
     return text.strip()
 
 
+# Saved from notebooks/04_semantic_memory.ipynb, In [5]: edit it there, then `make sync`.
 def memory_changes(previous: Mapping[str, Any], result: Sequence[Any]) -> dict[str, list[str]]:
     """Sort a memory manager's output into inserted, updated, deleted and unchanged ids."""
     check_kind(previous, Mapping, "previous", "a dict of id -> content")
@@ -135,7 +138,7 @@ def memory_changes(previous: Mapping[str, Any], result: Sequence[Any]) -> dict[s
     return changes
 
 
-# Saved from notebooks/04_semantic_memory.ipynb, In [9]: edit it there, then `make sync`.
+# Saved from notebooks/04_semantic_memory.ipynb, In [10]: edit it there, then `make sync`.
 def read_profile(store: BaseStore, user_id: str) -> tuple[str | None, dict | None]:
     """The stored profile of a user as (key, fields), or (None, None)."""
     check_store(store)
@@ -149,7 +152,7 @@ def read_profile(store: BaseStore, user_id: str) -> tuple[str | None, dict | Non
     return items[0].key, dict(items[0].value["content"])
 
 
-# Saved from notebooks/04_semantic_memory.ipynb, In [12]: edit it there, then `make sync`.
+# Saved from notebooks/04_semantic_memory.ipynb, In [13]: edit it there, then `make sync`.
 def load_memories(store: BaseStore, user_id: str, query: str, k: int = 5) -> dict:
     """The user's profile and the k facts most relevant to query (not the whole collection)."""
     check_str(query, "query")
@@ -160,6 +163,7 @@ def load_memories(store: BaseStore, user_id: str, query: str, k: int = 5) -> dic
     return {"profile": profile, "facts": facts}
 
 
+# Saved from notebooks/04_semantic_memory.ipynb, In [13]: edit it there, then `make sync`.
 def format_memory_section(profile: Mapping | None, facts: Sequence[Any]) -> str:
     """The system-prompt section for a profile and some facts; empty string if there are none."""
     check_kind(profile, Mapping | None, "profile", "a dict of profile fields or None")

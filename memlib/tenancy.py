@@ -1,19 +1,17 @@
 """Whose data is whose: forget a user, export a user, and threads bound to the user who began them.
 
-Provides `user_namespaces` (every namespace of one user under `memlib.checks.USER_LAYOUTS`,
-however many namespaces the store holds), `user_threads` (the threads whose checkpoints carry the
-user's id), `forget_user` (the exact "forget me": pending background writes cancelled or drained
-first, then every item of every namespace in the user's position, every thread, and on SQLite the
-freed pages and the write-ahead log wiped; returns what it deleted, idempotent), `export_user`
-(its counterpart: everything stored about a user as one JSON document) and `UserBoundSaver` (wraps
-any LangGraph checkpointer so a thread belongs to the user who started it: another user id on the
-same thread id gets `PermissionError`, and nothing is read or written; its `prune` is
-`memlib.rotation.prune_history`). The cells of notebooks/09_full_memory_agent.ipynb marked
-`# @save memlib.tenancy` are the source.
+Provides `user_namespaces` (every namespace of one user under `memlib.checks.USER_LAYOUTS`, however
+many namespaces the store holds), `user_threads` (the threads whose checkpoints carry the user's
+id), `forget_user` (the exact "forget me": pending background writes cancelled or drained first,
+then every item of every namespace in the user's position, every thread, and on SQLite the freed
+pages and the write-ahead log wiped; returns what it deleted, idempotent), `export_user` (its
+counterpart: everything stored about a user as one JSON document) and `UserBoundSaver` (wraps any
+LangGraph checkpointer so a thread belongs to the user who started it: another user id on its thread
+gets `PermissionError` before anything is read or written).
 
 Leaves out: authentication (the user id is trusted: bind it to a login at your API's edge),
-PostgreSQL's dead tuples (deleted rows stay in the heap until VACUUM; run `VACUUM` on the store
-and checkpoint tables on a schedule), backups and replicas, which keep what they copied.
+PostgreSQL's dead tuples (deleted rows stay in the heap until VACUUM; run `VACUUM` on the store and
+checkpoint tables on a schedule), backups and replicas, which keep what they copied.
 """
 
 from __future__ import annotations
@@ -143,6 +141,7 @@ def export_user(store, checkpointer, user_id: str) -> dict:
     return json.loads(json.dumps(document, default=str))  # plain JSON, or an error here
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [12]: edit it there, then `make sync`.
 class UserBoundSaver(BaseCheckpointSaver):
     """A checkpointer whose threads belong to the user who began them (`refuse_other_user`)."""
 
