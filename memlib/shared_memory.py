@@ -1,11 +1,10 @@
 """Cross-agent memory: one LangGraph store shared by several agents, with grants and provenance.
 
 Provides `Grant` (read and/or write on a namespace prefix), `permits` / `authorize` (the grant
-check on one namespace / on a batch of store operations, written in notebook 05's cells),
-`ScopedStore` (a `BaseStore` that wraps any store for one agent: it refuses, with a
-`PermissionError` naming the agent and the namespace, every operation outside that agent's
-grants, and stamps every value it writes with provenance), `provenance` (read those fields back), `put_version` / `versions` (versioned keys, an alternative
-to last-writer-wins), and loaders for the fixtures in data/shared_memory/.
+check on one namespace / a batch of store operations), `ScopedStore` (any store seen by one agent:
+a `PermissionError` naming agent and namespace for anything outside its grants, provenance stamped
+on every write), `provenance` (read those fields back), `put_version` / `versions` (versioned
+keys, an alternative to last-writer-wins), and loaders for the fixtures in data/shared_memory/.
 
 Provenance lives in top-level fields of the stored value, so every store can filter on them
 (`filter={"written_by": "reviewer"}`; nested keys are not filterable in InMemoryStore):
@@ -99,6 +98,7 @@ def authorize(agent: str, grants: Sequence[Grant], ops: Sequence[Op]) -> None:
             )
 
 
+# Saved from notebooks/05_cross_agent_memory.ipynb, In [14]: edit it there, then `make sync`.
 class ScopedStore(BaseStore):
     """One agent's view of a shared store: grant-checked, provenance-stamped.
 
