@@ -171,3 +171,21 @@ def long_import_cells(notebook: Path) -> list[str]:
 def test_no_long_import_cell(notebook: Path):
     problems = long_import_cells(notebook)
     assert not problems, "\n".join(problems)
+
+
+# 4. One shape per notebook (the house style): Review and Goals open it; Summary, Exercises, Next and
+#    Checks close it, in that order, whatever numbered sections and Pitfalls come between.
+SHAPE = ["Review", "Goals", "Summary", "Exercises", "Next", "Checks"]
+
+
+@pytest.mark.parametrize("path", all_notebooks(), ids=lambda p: p.stem)
+def test_every_notebook_has_the_house_shape(path: Path):
+    headings = [
+        line[3:].strip()
+        for cell in json.loads(path.read_text())["cells"]
+        if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines()
+        if line.startswith("## ")
+    ]
+    named = [h for h in headings if h in SHAPE]
+    assert named == SHAPE, f"{path.name}: sections {named}, expected {SHAPE} in order"

@@ -52,8 +52,6 @@ EXPECT = {
     "hot_path_recall": ("==", 7),
     "background_recall": ("==", 7),
     "blend_recall": ("==", 7),
-    # pitfall: one namespace for two writers
-    "kind_error_mixed_namespace": ("true",),
 }
 
 # Figures that may differ between the offline model in the kernel and the same model behind the
