@@ -140,53 +140,37 @@ class Statement:
         )
 
 
-# How a fact reads back, third person (summaries, memory contents).
-PREDICATE_PHRASES = {
-    "name": "{s}'s name is {v}",
-    "employer": "{s} works at {v}",
-    "role": "{s} works as {v}",
-    "location": "{s} lives in {v}",
-    "preference": "{s} prefers {v}",
-    "dislike": "{s} dislikes {v}",
-    "expertise": "{s} has expertise in {v}",
-    "project": "{s} is working on {v}",
-    "learning": "{s} is learning {v}",
-    "age": "{s} is {v} years old",
-    "uses": "{s} uses {v}",
-    "speaks": "{s} speaks {v}",
+# Per predicate: how a fact reads back in the third person (summaries, memory contents), how it is
+# told back to the user (second person), the word used when it is missing ("I don't know your
+# <label> yet"), and the verb of a subject / predicate / object triple (None: no triple verb).
+PREDICATES = {
+    "name": ("{s}'s name is {v}", "Your name is {v}.", "name", "is named"),
+    "employer": ("{s} works at {v}", "You work at {v}.", "employer", "works at"),
+    "role": ("{s} works as {v}", "You work as {v}.", "role", "works as"),
+    "location": ("{s} lives in {v}", "You live in {v}.", "location", "lives in"),
+    "preference": ("{s} prefers {v}", "You prefer {v}.", "preferences", "prefers"),
+    "dislike": ("{s} dislikes {v}", "You don't like {v}.", "dislikes", "dislikes"),
+    "expertise": (
+        "{s} has expertise in {v}",
+        "Your expertise is {v}.",
+        "expertise",
+        "has expertise in",
+    ),
+    "project": (
+        "{s} is working on {v}",
+        "You're working on {v}.",
+        "current project",
+        "is working on",
+    ),
+    "learning": ("{s} is learning {v}", "You're learning {v}.", "learning goals", "is learning"),
+    "age": ("{s} is {v} years old", "You're {v} years old.", "age", "is aged"),
+    "uses": ("{s} uses {v}", "You use {v}.", "tools", "uses"),
+    "speaks": ("{s} speaks {v}", "You speak {v}.", "languages", None),
 }
-
-# How a fact is told back to the user, second person.
-ANSWER_PHRASES = {
-    "name": "Your name is {v}.",
-    "employer": "You work at {v}.",
-    "role": "You work as {v}.",
-    "location": "You live in {v}.",
-    "preference": "You prefer {v}.",
-    "dislike": "You don't like {v}.",
-    "expertise": "Your expertise is {v}.",
-    "project": "You're working on {v}.",
-    "learning": "You're learning {v}.",
-    "age": "You're {v} years old.",
-    "uses": "You use {v}.",
-    "speaks": "You speak {v}.",
-}
-
-# Words used when saying a fact is missing ("I don't know your <label> yet").
-PREDICATE_LABELS = {
-    "name": "name",
-    "employer": "employer",
-    "role": "role",
-    "location": "location",
-    "preference": "preferences",
-    "dislike": "dislikes",
-    "expertise": "expertise",
-    "project": "current project",
-    "learning": "learning goals",
-    "age": "age",
-    "uses": "tools",
-    "speaks": "languages",
-}
+PREDICATE_PHRASES = {p: row[0] for p, row in PREDICATES.items()}
+ANSWER_PHRASES = {p: row[1] for p, row in PREDICATES.items()}
+PREDICATE_LABELS = {p: row[2] for p, row in PREDICATES.items()}
+PREDICATE_VERBS = {p: row[3] for p, row in PREDICATES.items() if row[3]}
 
 # Words that end a captured value ("Acme as a data engineer" -> "Acme").
 _STOP = r"for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|many|some|the (?:past|last))|and|but|because|so|since|where|which|who|though|although|while|when|if|as|now|last|next|yesterday|today|tomorrow|recently|ago|these days|anymore|any more|in (?:the )?(?:spring|summer|autumn|fall|winter)|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in \d{4}|on \w+day|since"
@@ -378,41 +362,20 @@ THIRD_PERSON_RULES: list[tuple[str, re.Pattern]] = [
     ]
 ]
 
-# Keys of JSON objects / "key: value" lines that name a known predicate.
-KEY_SYNONYMS = {
-    "name": "name",
-    "user_name": "name",
-    "full_name": "name",
-    "first_name": "name",
-    "username": "name",
-    "preferred_name": "name",
-    "employer": "employer",
-    "company": "employer",
-    "organization": "employer",
-    "organisation": "employer",
-    "workplace": "employer",
-    "works_at": "employer",
-    "role": "role",
-    "job": "role",
-    "day job": "role",
-    "job_title": "role",
-    "title": "role",
-    "occupation": "role",
-    "position": "role",
-    "location": "location",
-    "city": "location",
-    "hometown": "location",
-    "home_town": "location",
-    "home": "location",
-    "residence": "location",
-    "lives_in": "location",
-    "preference": "preference",
-    "preferences": "preference",
-    "likes": "preference",
-    "dislikes": "dislike",
-    "expertise": "expertise",
-    "skills": "expertise",
-    "age": "age",
+# Keys of JSON objects / "key: value" lines that name a known predicate ("day job" has a space).
+KEY_SYNONYMS = {"day job": "role"} | {
+    key: predicate
+    for predicate, keys in {
+        "name": "name user_name full_name first_name username preferred_name",
+        "employer": "employer company organization organisation workplace works_at",
+        "role": "role job job_title title occupation position",
+        "location": "location city hometown home_town home residence lives_in",
+        "preference": "preference preferences likes",
+        "dislike": "dislikes",
+        "expertise": "expertise skills",
+        "age": "age",
+    }.items()
+    for key in keys.split()
 }
 _KEY_VALUE = re.compile(
     r"""["']?(?P<key>[A-Za-z_][\w ]{1,24}?)["']?\s*[:=]\s*["']?(?P<value>[^"'\n,;{}\[\]]{1,80}?)["']?\s*(?=[,;}\]\n]|$)"""
@@ -562,24 +525,14 @@ _FORM_FIELD = re.compile(
     re.I,
 )
 _FORM_SLOTS = {
-    "where i live": "location",
-    "where i work": "employer",
-    "name": "name",
-    "me": "name",
-    "job": "role",
-    "day job": "role",
-    "job title": "role",
-    "role": "role",
-    "position": "role",
-    "occupation": "role",
-    "company": "employer",
-    "employer": "employer",
-    "workplace": "employer",
-    "city": "location",
-    "location": "location",
-    "home": "location",
-    "hometown": "location",
-    "based": "location",
+    key: slot
+    for slot, keys in {
+        "location": "where i live|city|location|home|hometown|based",
+        "employer": "where i work|company|employer|workplace",
+        "name": "name|me",
+        "role": "job|day job|job title|role|position|occupation",
+    }.items()
+    for key in keys.split("|")
 }
 # How a message signs off ("Kind regards,"), and the name line that follows it.
 SIGN_OFF_PHRASES = (

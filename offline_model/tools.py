@@ -28,6 +28,7 @@ from langchain_core.messages import BaseMessage
 from offline_model.rules import (
     FORGET,
     PREDICATE_PHRASES,
+    PREDICATE_VERBS,
     Statement,
     ask_about,
     ask_about_all,
@@ -391,19 +392,6 @@ FIELD_CONCEPTS: list[tuple[str, re.Pattern, re.Pattern | None]] = [
 _PROFILE = frozenset("name employer role location preference dislike expertise project age".split())
 _EPISODE = {"situation", "approach", "outcome", "lesson"}
 _PER_FACT = {"content", "subject", "predicate", "object"}
-PREDICATE_VERBS = {
-    "name": "is named",
-    "employer": "works at",
-    "role": "works as",
-    "location": "lives in",
-    "preference": "prefers",
-    "dislike": "dislikes",
-    "expertise": "has expertise in",
-    "project": "is working on",
-    "learning": "is learning",
-    "age": "is aged",
-    "uses": "uses",
-}
 
 
 def concept(name: str, spec: dict) -> str | None:
