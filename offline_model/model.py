@@ -211,10 +211,15 @@ def _ordered_reply(messages: list[BaseMessage]) -> str | None:
     return found[-1] if found else None
 
 
-def _usage(input_tokens: int, reply: AIMessage) -> dict:
+def output_tokens(content: str, tool_calls: list[dict]) -> int:
+    """Completion tokens (real tiktoken): the text, then name + JSON arguments per tool call."""
     from memlib.tokens import count_text_tokens
 
-    texts = [message_text(reply), *(c["name"] + json.dumps(c["args"]) for c in reply.tool_calls)]
-    output_tokens = sum(count_text_tokens(t) for t in texts)
-    total = input_tokens + output_tokens
-    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "total_tokens": total}
+    texts = [content, *(c["name"] + json.dumps(c["args"]) for c in tool_calls)]
+    return sum(count_text_tokens(t) for t in texts)
+
+
+def _usage(input_tokens: int, reply: AIMessage) -> dict:
+    output = output_tokens(message_text(reply), reply.tool_calls)
+    total = input_tokens + output
+    return {"input_tokens": input_tokens, "output_tokens": output, "total_tokens": total}

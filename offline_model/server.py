@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from offline_model.model import ContextWindowExceeded, OfflineChatModel
+from offline_model.model import ContextWindowExceeded, OfflineChatModel, output_tokens
 from offline_model.rules import STOPWORDS
 from offline_model.skills import user_facts
 from offline_model.text import content_text
@@ -1203,17 +1203,10 @@ class _Reply:
     skill: str
 
 
-def _output_tokens(content: str | None, tool_calls: list[dict]) -> int:
-    """Completion tokens as OfflineChatModel counts them (text, then name + JSON per call)."""
-    from memlib.tokens import count_text_tokens
-
-    n = count_text_tokens(content or "")
-    for call in tool_calls:
-        n += count_text_tokens(call["name"] + json.dumps(call["args"]))
-    return n
-
-
-def _with_output_tokens(usage: dict, output: int) -> dict:
+def _with_output_tokens(usage: dict, content: str | None, tool_calls: list[dict]) -> dict:
+    """`usage` with the output tokens recounted for this content and these calls, as
+    OfflineChatModel counts them."""
+    output = output_tokens(content or "", tool_calls)
     return {**usage, "output_tokens": output, "total_tokens": usage["input_tokens"] + output}
 
 
@@ -1251,7 +1244,7 @@ def run_offline(body: dict, messages: list) -> _Reply:
             usage = dict(message.usage_metadata)
             if body.get("parallel_tool_calls") is False and len(calls) > 1:
                 calls = calls[:1]  # OpenAI then makes at most one call
-                usage = _with_output_tokens(usage, _output_tokens(None, calls))
+                usage = _with_output_tokens(usage, None, calls)
             for c in calls:
                 fn = strict.get(c["name"])
                 if fn and fn.get("parameters"):
@@ -1271,7 +1264,7 @@ def run_offline(body: dict, messages: list) -> _Reply:
         if schema is None:  # json_object with no keys named: the text answer, as JSON
             message = model.invoke(messages, **kwargs)
             content = json.dumps({"response": message.content}, ensure_ascii=False)
-            usage = _with_output_tokens(dict(message.usage_metadata), _output_tokens(content, []))
+            usage = _with_output_tokens(dict(message.usage_metadata), content, [])
             return _Reply(content, [], usage, "json_object")
         strict = bool(response_format.get("json_schema", {}).get("strict"))
         tool = {
@@ -1329,7 +1322,7 @@ def reworded_reply(reply: _Reply, body: dict, messages: list) -> _Reply:
             {**c, "args": reword_args(c["args"], schemas.get(c["name"]), user_name=user_name)}
             for c in calls
         ]
-    usage = _with_output_tokens(reply.usage, _output_tokens(content, calls))
+    usage = _with_output_tokens(reply.usage, content, calls)
     return _Reply(content, calls, usage, reply.skill)
 
 
