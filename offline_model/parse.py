@@ -20,6 +20,8 @@ import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 SLOTS = ("name", "employer", "role", "location")
 _NEG_ADV = frozenset("not n't never no anymore longer formerly originally once previously".split())
 _MODAL = {"would", "could", "might", "'d", "should", "may", "will", "'ll", "wo", "shall"}
@@ -245,21 +247,14 @@ def _hedged(clause) -> bool:
 
 
 _SLOT_NOUNS = {
-    "address": "location",
-    "town": "location",
-    "name": "name",
-    "employer": "employer",
-    "company": "employer",
-    "workplace": "employer",
-    "city": "location",
-    "hometown": "location",
-    "home": "location",
-    "job": "role",
-    "title": "role",
-    "role": "role",
-    "position": "role",
-    "occupation": "role",
-    "profession": "role",
+    noun: slot
+    for slot, nouns in {
+        "location": "address town city hometown home",
+        "name": "name",
+        "employer": "employer company workplace",
+        "role": "job title role position occupation profession",
+    }.items()
+    for noun in nouns.split()
 }
 
 
@@ -272,15 +267,7 @@ def _slot_subject(subject) -> str | None:
     return None
 
 
-def _stop_words() -> frozenset[str]:
-    try:
-        from spacy.lang.en.stop_words import STOP_WORDS
-    except ImportError:
-        return frozenset()
-    return frozenset(STOP_WORDS)
-
-
-_STOP = _stop_words()
+_STOP = frozenset(STOP_WORDS)  # spaCy's English stop words
 
 
 @lru_cache(maxsize=1024)
@@ -385,18 +372,10 @@ def not_about_the_user_now(sentence: str) -> set[str]:
     return _read(sentence)[1]
 
 
+# Apostrophes left out ("im", "dont"), and a lower-case "i".
 _CONTRACTIONS = {
-    "im": "I'm",
-    "ive": "I've",
-    "dont": "don't",
-    "doesnt": "doesn't",
-    "didnt": "didn't",
-    "isnt": "isn't",
-    "wasnt": "wasn't",
-    "arent": "aren't",
-    "cant": "can't",
-    "havent": "haven't",
-    "i": "I",
+    w.replace("'", "").lower(): w
+    for w in "I'm I've don't doesn't didn't isn't wasn't aren't can't haven't I".split()
 }
 _FILLER_TAIL = re.compile(r"[\s,]+(?:tho|though|lol|haha|ha|tbh|ngl|btw|by the way)[\s.!]*$", re.I)
 

@@ -140,21 +140,9 @@ def _parse_value(body: str) -> dict:
     return {"content": body.strip()}
 
 
-_FEEDBACK_KEYS = (
-    "feedback",
-    "comment",
-    "comments",
-    "text",
-    "critique",
-    "note",
-    "notes",
-    "message",
-    "reason",
-    "explanation",
-    "correction",
-    "suggestion",
-    "instruction",
-    "instructions",
+_FEEDBACK_KEYS = tuple(
+    """feedback comment comments text critique note notes message reason explanation correction
+    suggestion instruction instructions""".split()
 )
 
 
@@ -1596,6 +1584,12 @@ def _optimizer(
 # The planner.
 
 
+# The tools of LangMem's prompt optimizers (gradient, metaprompt, multi-prompt classify).
+_OPTIMIZER_TOOLS = frozenset(
+    "think critique recommend OptimizedPromptOutput GeneralResponse Classify".split()
+)
+
+
 def plan_tool_calls(
     messages: Sequence[BaseMessage], tools: Sequence[dict], tool_choice: Any, grade: Any = None
 ) -> list[tuple[str, dict]] | None:
@@ -1614,21 +1608,7 @@ def plan_tool_calls(
 
     if "PatchFunctionErrors" in specs and any(m.type == "tool" for m in messages):
         return _repair(ctx)
-    optimizer = (
-        _optimizer(ctx, specs, forced_name)
-        if (
-            {
-                "think",
-                "critique",
-                "recommend",
-                "OptimizedPromptOutput",
-                "GeneralResponse",
-                "Classify",
-            }
-            & set(specs)
-        )
-        else None
-    )
+    optimizer = _optimizer(ctx, specs, forced_name) if _OPTIMIZER_TOOLS & set(specs) else None
     if optimizer:
         return optimizer
     if "Done" in specs and any(m.type == "tool" for m in messages):
