@@ -1310,15 +1310,9 @@ def _repair(ctx: Context) -> list[tuple[str, dict]]:
         patch, note = _field_fix(loc, kind, message, schema, args)
         patches += [patch] if patch else []
         notes += [note] if note else []
+    edits = "\n".join(f"- {n}" for n in notes) or "- no errors parsed"
     return [
-        (
-            "PatchFunctionErrors",
-            {
-                "json_doc_id": target,
-                "planned_edits": "\n".join(f"- {n}" for n in notes) or "- no errors parsed",
-                "patches": patches,
-            },
-        )
+        ("PatchFunctionErrors", {"json_doc_id": target, "planned_edits": edits, "patches": patches})
     ]
 
 
@@ -1500,56 +1494,42 @@ def improved_prompt(ctx: Context, kind: str = "gradient") -> str:
     return f"{current}\n\n{heading}\n{body}"
 
 
+def _change_note(ctx: Context, changed: bool) -> str:
+    """Why the optimizer changed the prompt, or why it did not."""
+    if changed:
+        return "Added rules for each piece of feedback."
+    if ctx.scores and not ctx.feedback:
+        return _score_note(ctx)
+    return "No feedback to address; prompt unchanged."
+
+
 def _optimizer(
     ctx: Context, tools: dict[str, ToolSpec], forced: str | None
 ) -> list[tuple[str, dict]] | None:
     names = set(tools)
     rules = feedback_rules(ctx, "minimal")
+    current = ctx.tagged.get("current_prompt", "").strip()
     if "Classify" in names:
         return [("Classify", _classify_prompts(ctx, tools["Classify"]))]
     if forced == "OptimizedPromptOutput" or (names == {"OptimizedPromptOutput"}):
         gradient = "recommendations" in ctx.tagged  # its update step; metaprompt has none
         new = improved_prompt(ctx, "gradient" if gradient else "metaprompt")
-        return [
-            (
-                "OptimizedPromptOutput",
-                {
-                    "analysis": "Added rules for each piece of feedback."
-                    if new != ctx.tagged.get("current_prompt", "").strip()
-                    else _score_note(ctx)
-                    if ctx.scores and not ctx.feedback
-                    else "No feedback to address; prompt unchanged.",
-                    "improved_prompt": new,
-                },
-            )
-        ]
+        args = {"analysis": _change_note(ctx, new != current), "improved_prompt": new}
+        return [("OptimizedPromptOutput", args)]
     if "recommend" in names and (
         forced == "recommend" or any(m.type == "ai" and m.tool_calls for m in ctx.messages)
     ):
         if rules:
-            return [
-                (
-                    "recommend",
-                    {
-                        "warrants_adjustment": True,
-                        "hypotheses": "The prompt does not cover the user's feedback: "
-                        + " ".join(ctx.feedback)[:400],
-                        "full_recommendations": "\n".join(f"- {r}" for r in rules),
-                    },
-                )
-            ]
-        return [
-            (
-                "recommend",
-                {
-                    "warrants_adjustment": False,
-                    "hypotheses": _score_note(ctx)
-                    if ctx.scores and not ctx.feedback
-                    else "No feedback indicates a failure.",
-                    "full_recommendations": "No recommendations.",
-                },
+            hypotheses = (
+                "The prompt does not cover the user's feedback: " + " ".join(ctx.feedback)[:400]
             )
-        ]
+        elif ctx.scores and not ctx.feedback:
+            hypotheses = _score_note(ctx)
+        else:
+            hypotheses = "No feedback indicates a failure."
+        recommendations = "\n".join(f"- {r}" for r in rules) or "No recommendations."
+        args = {"warrants_adjustment": bool(rules), "hypotheses": hypotheses}
+        return [("recommend", {**args, "full_recommendations": recommendations})]
     if {"think", "critique"} & names:
         thought = (
             "Feedback received: " + " ".join(ctx.feedback)[:400]
@@ -1562,21 +1542,8 @@ def _optimizer(
         return [(name, {"thought" if name == "think" else "criticism": thought})]
     if "GeneralResponse" in names:
         new = improved_prompt(ctx, "prompt_memory")
-        current = ctx.tagged.get("current_prompt", "").strip()
-        return [
-            (
-                "GeneralResponse",
-                {
-                    "logic": "Added rules for each piece of feedback."
-                    if new != current
-                    else _score_note(ctx)
-                    if ctx.scores and not ctx.feedback
-                    else "No feedback to address; prompt unchanged.",
-                    "update_prompt": new != current,
-                    "new_prompt": new,
-                },
-            )
-        ]
+        args = {"logic": _change_note(ctx, new != current), "update_prompt": new != current}
+        return [("GeneralResponse", {**args, "new_prompt": new})]
     return None
 
 
