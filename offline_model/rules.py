@@ -393,6 +393,7 @@ _ROLE_WORD = re.compile(
 _NOT_ROLES = frozenset(
     """vegetarian vegan beginner fan lover member user customer parent mother father""".split()
 )
+_NOT_JOBS = ("native", "local", "resident", "fan")
 _PRONOUN_VALUES = frozenset("it that this them you me him her there here so one".split())
 
 
@@ -423,12 +424,7 @@ def _accept(predicate: str, value: str) -> bool:
         last = low.split()[-1]
         return bool(_ROLE_WORD.search(last)) and last not in _NOT_ROLES and len(low.split()) <= 5
     if predicate == "role":  # "a New Orleans native" says where someone is from
-        return len(low.split()) <= 5 and low.split()[-1] not in (
-            "native",
-            "local",
-            "resident",
-            "fan",
-        )
+        return len(low.split()) <= 5 and low.split()[-1] not in _NOT_JOBS
     if predicate in ("employer", "location"):
         return len(low.split()) <= 6
     return len(low.split()) <= 10

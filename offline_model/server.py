@@ -87,6 +87,9 @@ CHAT_PARAMETERS = frozenset(
 )
 EMBEDDING_PARAMETERS = frozenset("model input encoding_format dimensions user".split())
 EMBEDDING_ENCODING = "cl100k_base"  # the text-embedding-3 models' tokenizer
+# server.stats' counters, each starting at 0 (rejections, models and skills are kept besides).
+COUNTERS = """chat_requests streamed_requests prompt_tokens completion_tokens embedding_requests
+embedded_texts rejected_requests"""
 STREAM_ARGUMENT_CHARS = 24  # tool-call arguments are streamed in pieces of this many characters
 
 
@@ -1685,18 +1688,8 @@ class OpenAICompatibleServer:
     def reset_stats(self) -> None:
         """Zero the counters."""
         with self._stats_lock:
-            self._stats = {
-                "chat_requests": 0,
-                "streamed_requests": 0,
-                "prompt_tokens": 0,
-                "completion_tokens": 0,
-                "embedding_requests": 0,
-                "embedded_texts": 0,
-                "rejected_requests": 0,
-                "rejections": [],
-                "models": Counter(),
-                "skills": Counter(),
-            }
+            self._stats = dict.fromkeys(COUNTERS.split(), 0)
+            self._stats |= {"rejections": [], "models": Counter(), "skills": Counter()}
 
     @property
     def stats(self) -> dict:
