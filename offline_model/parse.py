@@ -592,11 +592,10 @@ def _read_pieces(sentence: str, context: str) -> tuple[list[tuple[str, str]], se
 # Riga - that's me in a nutshell", "Me, summed up: graphic designer, Lisbon, exhausted.",
 # "In short: Hugo; product manager; Globex; Porto." The cue says the items are the writer's.
 _LIST_CUE = re.compile(
-    r"(?:^|[.!?]\s+)(?:about me|me,? summed up|summed up|in short|in brief|in a nutshell|bio"
+    r"(?i)(?:^|[.!?]\s+)(?:about me|me,? summed up|summed up|in short|in brief|in a nutshell|bio"
     r"(?:,? as requested)?|quick facts|the basics|currently|until then|tl;?dr|me|new job alert|"
     r"reality|these days|now)\s*[:\u2014]\s*(?P<list>.+)$"
     r"|^(?P<list2>.+?)\s*[-\u2013\u2014]\s*(?:that's|that is) me\b",
-    re.I,
 )
 _ITEM_SPLIT = re.compile(r"\s*(?:[,;|\u00b7]|\s[-\u2013\u2014]\s)\s*")
 

@@ -382,9 +382,8 @@ _KEY_VALUE = re.compile(
 )
 
 _KEY_IS_VALUE = re.compile(
-    r"(?:^|[:;,]\s*|\band\s+)(?:(?:the\s+)?user'?s\s+)?(?P<key>[a-z][a-z_ ]{1,20}?)\s+(?:is|=)\s+"
+    r"(?i)(?:^|[:;,]\s*|\band\s+)(?:(?:the\s+)?user'?s\s+)?(?P<key>[a-z][a-z_ ]{1,20}?)\s+(?:is|=)\s+"
     r"(?P<value>[^;,.\n]{1,60}?)\s*(?=[;,.\n]|$)",
-    re.I,
 )
 
 _ROLE_WORD = re.compile(
@@ -398,8 +397,7 @@ _PRONOUN_VALUES = frozenset("it that this them you me him her there here so one"
 
 
 _ROLE_QUALIFIERS = re.compile(
-    r"^(?:(?:experienced|qualified|certified|professional|full-time|part-time|freelance|self-employed|trained|licensed|practising|practicing)\s+)+",
-    re.I,
+    r"(?i)^(?:(?:experienced|qualified|certified|professional|full-time|part-time|freelance|self-employed|trained|licensed|practising|practicing)\s+)+",
 )
 
 
@@ -479,9 +477,8 @@ def _extract_cached(text: str, first_person: bool) -> tuple[Statement, ...]:
 # "I teach at X, live in Y and now work for Z": the subject "I" is left out after a comma or
 # "and"; putting it back lets the first-person rules see each clause.
 _ELIDED = re.compile(
-    r"(?:,|\band)\s+(?=(?:(?:now|currently|also|then|still|just|recently)\s+)?"
+    r"(?i)(?:,|\band)\s+(?=(?:(?:now|currently|also|then|still|just|recently)\s+)?"
     r"(?:work|worked|live|lived|moved|relocated|prefer|like|love|enjoy|teach|study|speak|use|joined|started)\b)",
-    re.I,
 )
 _ELIDED_BASED = re.compile(r",\s+(?=based in\b)", re.I)
 
@@ -497,9 +494,8 @@ def _restore_subject(sentence: str) -> str:
 # change its slot, so these words are dropped before the rules see the sentence (the fact's
 # source keeps them).
 _TIME_WORDS = re.compile(
-    r"\s*,?\s*\b(?:from now on|right now|for now|now|currently|nowadays|these days|at the moment"
+    r"(?i)\s*,?\s*\b(?:from now on|right now|for now|now|currently|nowadays|these days|at the moment"
     r"|at present|presently)\b,?(?=\s|[.!;]|$)",
-    re.I,
 )
 
 
@@ -514,11 +510,10 @@ _PARSED_SLOTS = ("name", "employer", "role", "location")
 # A message that is a form ("Name: Pavel, job: data analyst, city: Cape Town") or signed off
 # ("Kind regards,\nMira Barros") states the user's facts without a sentence around them.
 _FORM_FIELD = re.compile(
-    r"(?:^|[,;\n]|[.!?]\s|\bmy\s)\s*(?P<key>name|me|(?:day )?job(?: title)?|role|position|occupation|company|"
+    r"(?i)(?:^|[,;\n]|[.!?]\s|\bmy\s)\s*(?P<key>name|me|(?:day )?job(?: title)?|role|position|occupation|company|"
     r"employer|workplace|city|location|home|hometown|based|where I live|where I work)\s*[:?]\s*"
     r"(?P<value>[^,;\n?]+?)\s*"
     r"(?=[,;\n]|[.!]\s|[.!]?$)",
-    re.I,
 )
 _FORM_SLOTS = {
     key: slot
@@ -783,8 +778,7 @@ def _subject(raw: str, earlier: list[Statement]) -> str:
 
 # A sentence that asks rather than states.
 QUESTION = re.compile(
-    r"\?\s*$|^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|can|could|should|would|will|tell me|remind me|explain|describe|list)\b",
-    re.I,
+    r"(?i)\?\s*$|^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|can|could|should|would|will|tell me|remind me|explain|describe|list)\b",
 )
 
 
@@ -869,8 +863,7 @@ _MODALS = frozenset(
 couldn't shouldn't didn't wasn't isn't aren't""".split()
 )
 _ADVERB = re.compile(
-    r"^(?:\w+ly|also|just|still|often|usually|always|never|now|currently|recently|mostly|mainly|even)$",
-    re.I,
+    r"(?i)^(?:\w+ly|also|just|still|often|usually|always|never|now|currently|recently|mostly|mainly|even)$",
 )
 _PRONOUNS = [
     (re.compile(r"\bI(?:'m| am)\b"), "User is"),
@@ -922,8 +915,7 @@ def base_verb(word: str) -> str:
 
 
 _USER_VERB = re.compile(
-    r"\b(?:the )?user ((?:also|still|really|often|usually|always|never|now|just|mostly|\w+ly) )?([\w']+)",
-    re.I,
+    r"(?i)\b(?:the )?user ((?:also|still|really|often|usually|always|never|now|just|mostly|\w+ly) )?([\w']+)",
 )
 
 
@@ -992,8 +984,7 @@ def to_third_person(sentence: str) -> str:
 
 # A retraction: "forget that ...", "I no longer ...", "I'm not ... anymore", "I stopped ...".
 FORGET = re.compile(
-    r"\b(?:forget|delete|remove|erase)\s+(?:that\s+|about\s+|the (?:memory|fact) (?:that|about)\s+)?(?P<value>[^.!?\n]{2,200})"
+    r"(?i)\b(?:forget|delete|remove|erase)\s+(?:that\s+|about\s+|the (?:memory|fact) (?:that|about)\s+)?(?P<value>[^.!?\n]{2,200})"
     r"|\b(?:i\s*(?:'m|am|'ve|have)?\s+)?(?:no longer|don't|do not|not)\s+(?P<value2>[^.!?\n]{2,120}?)\s+(?:anymore|any more)\b"
     r"|\bi\s*(?:'m|am|'ve|have|do|did)?\s+(?:no longer|quit|left|stopped|gave up)\s+(?P<value3>[^.!?\n]{2,120})",
-    re.I,
 )

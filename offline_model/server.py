@@ -794,24 +794,22 @@ SYNONYMS: list[tuple[str, tuple[str, ...]]] = [
 # (so a summary of a reworded chat does not carry them).
 POLITE = ("Happy to help.", "Let me know if you need anything else.", "Glad to help.")
 VERDICT = re.compile(
-    r"^(?:yes|no|not[ _]relevant|relevant|irrelevant|true|false|correct|incorrect)\b", re.I
+    r"(?i)^(?:yes|no|not[ _]relevant|relevant|irrelevant|true|false|correct|incorrect)\b"
 )
 # A sentence starting with one of these leans on the one before it: they move together.
 DEPENDENT = re.compile(
-    r"^(?:it|its|it's|this|that|these|those|they|their|he|she|his|her|also|however|but|and|so"
+    r"(?i)^(?:it|its|it's|this|that|these|those|they|their|he|she|his|her|also|however|but|and|so"
     r"|then|because|therefore|otherwise|instead|still|both|each|here|there|that said|since)\b",
-    re.I,
 )
 USER_SUBJECT = re.compile(
     r"\bUser(?='s\b| (?:is|was|has|had|can|will|would|does|did|doesn't|didn't|isn't|wasn't"
     r"|[a-z]+s)\b)"
 )
 _PROTECT = re.compile(
-    r"```.*?```|`[^`\n]*`|(?:https?://|www\.)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]]"
+    r"(?s)```.*?```|`[^`\n]*`|(?:https?://|www\.)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]]"
     r"|[\w.+-]+@[\w-]+\.\w[\w.-]*\w"
     r"|(?<![\w/])/[\w.~-]+(?:/[\w.~-]*)*|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f-]{14,}\b"
     r"|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b",
-    re.S,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z\ue000])")
 _LIST_LINE = re.compile(r"^(?P<mark>\s*(?:[-*•]|\d+[.)])\s+)(?P<text>.*\S.*)$")

@@ -49,11 +49,10 @@ MULTI_VALUED = ("preference", "dislike", "expertise", "project", "learning", "us
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 DATE = re.compile(
-    r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
+    r"(?i)\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
     rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:\s+\d{{4}})?"
     rf"|(?:next|last|this|on)\s+(?:{_WEEKDAY}|week|month|year)|{_WEEKDAY}|tomorrow|today|yesterday|tonight)\b",
-    re.I,
 )
 NUMBER = re.compile(r"(?<![\w.])[$€£]?\d[\d,]*(?:\.\d+)?%?(?![\w.])")
 MAX_SEARCH_CALLS = 4
@@ -63,25 +62,21 @@ MAX_SEARCH_CALLS = 4
 
 _UUIDISH = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}", re.I)
 _BLOCK = re.compile(
-    r"<(?P<tag>(?:session_[\w-]+|convo|conversation|trajectory|trajectories|messages|chat)(?: \d+)?)>\s*(?P<body>.*?)\s*</(?P=tag)>",
-    re.S,
+    r"(?s)<(?P<tag>(?:session_[\w-]+|convo|conversation|trajectory|trajectories|messages|chat)(?: \d+)?)>\s*(?P<body>.*?)\s*</(?P=tag)>",
 )
 _TITLE = re.compile(r"^=+ (?P<kind>Human|Ai|System|Tool|Function|Chat|Remove) Message =+\s*$", re.M)
 _FEEDBACK = re.compile(r"<feedback(?: \d+)?>\s*(?P<body>.*?)\s*</feedback(?: \d+)?>", re.S | re.I)
 _TAGGED = re.compile(
-    r"<(?P<tag>current_prompt|recommendations|hypotheses|update_instructions)>\s*(?P<body>.*?)\s*</(?P=tag)>",
-    re.S,
+    r"(?s)<(?P<tag>current_prompt|recommendations|hypotheses|update_instructions)>\s*(?P<body>.*?)\s*</(?P=tag)>",
 )
 _INSTANCE = re.compile(
-    r"<instance id=(?P<id>[^\s>]+) schema_type=\"(?P<kind>[^\"]+)\">\n(?P<body>.*?)\n</instance>",
-    re.S,
+    r"(?s)<instance id=(?P<id>[^\s>]+) schema_type=\"(?P<kind>[^\"]+)\">\n(?P<body>.*?)\n</instance>",
 )
 _SCHEMA_INSTANCE = re.compile(
-    r"<schema id=(?P<kind>[^>]+)>\n<instance>\n(?P<body>.*?)\n</instance>", re.S
+    r"(?s)<schema id=(?P<kind>[^>]+)>\n<instance>\n(?P<body>.*?)\n</instance>"
 )
 _REMEMBER = re.compile(
-    r"\b(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget|save)\s+(?:that\s+)?(?P<value>[^.!?\n]{3,200})",
-    re.I,
+    r"(?i)\b(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget|save)\s+(?:that\s+)?(?P<value>[^.!?\n]{3,200})",
 )
 
 
@@ -757,29 +752,25 @@ def conversation_summary(ctx: Context, budget: int = 40) -> str | None:
 
 
 _POSITIVE = re.compile(
-    r"\b(?:thanks|thank you|worked|works now|now works|that was it|that fixed|fixed|resolved|solved|sorted|matches|perfect|great|helpful|exactly|much better)\b",
-    re.I,
+    r"(?i)\b(?:thanks|thank you|worked|works now|now works|that was it|that fixed|fixed|resolved|solved|sorted|matches|perfect|great|helpful|exactly|much better)\b",
 )
 _NEGATIVE = re.compile(
-    r"\b(?:didn't work|did not work|doesn't work|does not work|not helpful|too vague|wrong|still (?:fails|broken|failing)|no luck|useless|not what i)\b",
-    re.I,
+    r"(?i)\b(?:didn't work|did not work|doesn't work|does not work|not helpful|too vague|wrong|still (?:fails|broken|failing)|no luck|useless|not what i)\b",
 )
 _METHOD = re.compile(
-    r"\b(?:use|used|using|try|tried|suggest|suggested|recommend|recommended|check|checked|run|ran|search|searched|set|add|added|switch|switched|install|enable|increase|decrease|call|called|convert|converted|extract|extracted|compare|group|split|replace|rewrite|look)\b",
-    re.I,
+    r"(?i)\b(?:use|used|using|try|tried|suggest|suggested|recommend|recommended|check|checked|run|ran|search|searched|set|add|added|switch|switched|install|enable|increase|decrease|call|called|convert|converted|extract|extracted|compare|group|split|replace|rewrite|look)\b",
 )
 _ACTION = re.compile(
-    r"^(?:(?:let's|let us|please|you (?:should|could|can)|try to|i'd|we should)\s+)?(?=(?:use|try|check|run|"
+    r"(?i)^(?:(?:let's|let us|please|you (?:should|could|can)|try to|i'd|we should)\s+)?(?=(?:use|try|check|run|"
     r"search|set|add|switch|install|enable|disable|increase|decrease|call|convert|extract|compare|"
     r"group|split|replace|rewrite|inspect|open|delete|remove|drop|rename|restart|retry|rerun|sort|"
     r"parse|re-?read|filter|move|keep|measure|test|verify|change|update|upgrade|pin|clear|vacuum|"
     r"normali[sz]e|round|cast|pass|fix|wrap|cache|index|partition|limit|raise|lower|reduce)\b)",
-    re.I,
 )
 _TIME_CUES = r"next time|in (?:the )?future|going forward|from now on|in general|as a rule"
 # Advice for later: the time cues, plus "for any/all ..." scopes and "lesson".
 _LESSON_CUE = re.compile(
-    rf"^(?:{_TIME_CUES}|for (?:future|next time|any|all)\b[^,]*|lesson)\s*,?\s*", re.I
+    rf"(?i)^(?:{_TIME_CUES}|for (?:future|next time|any|all)\b[^,]*|lesson)\s*,?\s*"
 )
 _TIME_CUE = re.compile(rf"^(?:{_TIME_CUES})\s*,?\s*", re.I)
 
@@ -1384,16 +1375,14 @@ def _get_path(args: Any, loc: str) -> Any:
 
 _ISSUE = "Address this feedback: "  # how a rule-less complaint is kept
 _DIRECTIVE = re.compile(
-    r"\b(?:should|must|always|never|please|don't|do not|avoid|keep|use|prefer|make sure|include|be)\b",
-    re.I,
+    r"(?i)\b(?:should|must|always|never|please|don't|do not|avoid|keep|use|prefer|make sure|include|be)\b",
 )
 
 
 # An imperative about the reply itself ("Show the output", "List the steps") is a rule too.
 _REPLY_VERB = re.compile(
-    r"^(?:show|give|explain|start|list|mention|ask|write|cite|quote|skip|stop|answer|reply|"
+    r"(?i)^(?:show|give|explain|start|list|mention|ask|write|cite|quote|skip|stop|answer|reply|"
     r"respond|say|tell|greet|offer|summari[sz]e)\b",
-    re.I,
 )
 
 
@@ -1633,7 +1622,7 @@ def _fill_schemas(
 
 
 _EXTRACT = re.compile(
-    r"\b(?:extract|memor(?:y|ies)|record|call (?:the|this|a) (?:tool|function)|structured)\b", re.I
+    r"(?i)\b(?:extract|memor(?:y|ies)|record|call (?:the|this|a) (?:tool|function)|structured)\b"
 )
 
 
