@@ -250,14 +250,9 @@ def read_context(messages: Sequence[BaseMessage]) -> Context:
                 ctx.turns += _parse_transcript(_FEEDBACK.sub("", b["body"]))
             instructions.append(_BLOCK.sub("", text))
             continue
-        if m.type == "human":
-            ctx.turns.append(Turn("user", text))
-        elif m.type == "ai":
-            ctx.turns.append(Turn("assistant", text))
-        elif m.type == "tool":
-            ctx.turns.append(Turn("tool", flatten_json(text)))
-        else:
-            ctx.turns.append(Turn("system", text))
+        speaker = {"human": "user", "ai": "assistant", "tool": "tool"}.get(m.type, "system")
+        ctx.turns.append(Turn(speaker, flatten_json(text) if speaker == "tool" else text))
+        if speaker == "system":
             instructions.append(text)
     ctx.instructions = "\n".join(instructions)
     return ctx
@@ -279,11 +274,8 @@ class ToolSpec:
 
 
 def tool_specs(tools: Sequence[dict]) -> list[ToolSpec]:
-    out = []
-    for t in tools or []:
-        fn = t.get("function", t)
-        out.append(ToolSpec(fn["name"], fn.get("description") or "", fn.get("parameters") or {}))
-    return out
+    fns = [t.get("function", t) for t in tools or []]
+    return [ToolSpec(f["name"], f.get("description") or "", f.get("parameters") or {}) for f in fns]
 
 
 def chosen_name(tool_choice: Any) -> str | None:
@@ -1043,12 +1035,8 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
     calls = _record_patches(ctx, tools, documents, new_facts, patches, handled)
     if "PatchDoc" in tools:
         for rid, (ops, notes) in patches.items():
-            calls.append(
-                (
-                    "PatchDoc",
-                    {"json_doc_id": rid, "planned_edits": "; ".join(notes), "patches": ops},
-                )
-            )
+            args = {"json_doc_id": rid, "planned_edits": "; ".join(notes), "patches": ops}
+            calls.append(("PatchDoc", args))
     fresh = [f for i, f in enumerate(new_facts) if i not in handled]
     if fresh and schema_tools:
         calls += _new_fact_calls(ctx, schema_tools, filler, fresh)
@@ -1056,12 +1044,8 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
         if "Done" in tools:
             return [("Done", {})]
         if ctx.existing and "PatchDoc" in tools:
-            r = ctx.existing[0]
-            no_op = {
-                "json_doc_id": r.id,
-                "planned_edits": "No new information; no edits.",
-                "patches": [],
-            }
+            edits = "No new information; no edits."
+            no_op = {"json_doc_id": ctx.existing[0].id, "planned_edits": edits, "patches": []}
             return [("PatchDoc", no_op)]
     return calls
 
@@ -1234,13 +1218,7 @@ def _is_retracted(record: Record, facts: list[Statement], ctx: Context) -> bool:
 
 
 def _retractions(ctx: Context) -> list[str]:
-    out = []
-    for text in ctx.user_texts[-1:]:
-        for m in FORGET.finditer(text):
-            clause = m["value"] or m["value2"] or m["value3"]
-            if clause:
-                out.append(clause)
-    return out
+    return [clause for clause, _ in _retracted_statements(ctx)]
 
 
 def _is_per_fact(tool: ToolSpec) -> bool:
