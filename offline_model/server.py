@@ -164,10 +164,15 @@ def _wrong_type(param: str, expected: str, value: Any) -> APIError:
     )
 
 
+def _expect(value: Any, kind: type, param: str, expected: str) -> None:
+    """OpenAI's "Invalid type" error unless `value` is of `kind`."""
+    if not isinstance(value, kind):
+        raise _wrong_type(param, expected, value)
+
+
 def _check_name(name: Any, param: str) -> None:
     """A function or schema name: ^[a-zA-Z0-9_-]+$, at most 64 characters."""
-    if not isinstance(name, str):
-        raise _wrong_type(param, "a string", name)
+    _expect(name, str, param, "a string")
     if len(name) > MAX_NAME_LENGTH:
         raise APIError(
             f"Invalid '{param}': string too long. Expected a string with maximum length "
@@ -204,21 +209,17 @@ def strict_schema_error(schema: Any) -> str | None:
     error = _strict_node_error(schema, (), 0, schema, totals)
     if error:
         return error
-    if totals["properties"] > STRICT_MAX_PROPERTIES:
-        return (
-            f"schema has {totals['properties']} object properties, more than the limit of "
-            f"{STRICT_MAX_PROPERTIES}."
-        )
-    if totals["enum"] > STRICT_MAX_ENUM_VALUES:
-        return (
-            f"schema has {totals['enum']} enum values, more than the limit of "
-            f"{STRICT_MAX_ENUM_VALUES}."
-        )
-    if totals["chars"] > STRICT_MAX_STRING_CHARS:
-        return (
-            f"property names, definition names, enum and const values total {totals['chars']} "
-            f"characters, more than the limit of {STRICT_MAX_STRING_CHARS}."
-        )
+    for key, limit, what in (
+        ("properties", STRICT_MAX_PROPERTIES, "schema has {} object properties"),
+        ("enum", STRICT_MAX_ENUM_VALUES, "schema has {} enum values"),
+        (
+            "chars",
+            STRICT_MAX_STRING_CHARS,
+            "property names, definition names, enum and const values total {} characters",
+        ),
+    ):
+        if totals[key] > limit:
+            return f"{what.format(totals[key])}, more than the limit of {limit}."
     return None
 
 
@@ -371,8 +372,7 @@ def _content_ok(content: Any, param: str, allow_none: bool) -> None:
         return
     if isinstance(content, str):
         return
-    if not isinstance(content, list):
-        raise _wrong_type(param, "one of a string or array of objects", content)
+    _expect(content, list, param, "one of a string or array of objects")
     for j, part in enumerate(content):
         if not isinstance(part, dict) or "type" not in part:
             raise _missing(f"{param}[{j}].type")
@@ -387,8 +387,7 @@ def validate_openai_messages(messages: Any) -> None:
     # it.
     if messages is None:
         raise _missing("messages")
-    if not isinstance(messages, list):
-        raise _wrong_type("messages", "an array", messages)
+    _expect(messages, list, "messages", "an array")
     if not messages:
         raise _empty_array("messages")
     pending: list[str] | None = None  # ids still to answer, in call order
@@ -425,8 +424,7 @@ def _unanswered(pending: list[str], calls_at: int) -> APIError:
 
 def _message_role(i: int, m: Any) -> str:
     """The role of messages[i], once its role, content and name are ones OpenAI accepts."""
-    if not isinstance(m, dict):
-        raise _wrong_type(f"messages[{i}]", "an object", m)
+    _expect(m, dict, f"messages[{i}]", "an object")
     role = m.get("role")
     if role is None:
         raise _missing(f"messages[{i}].role")
@@ -438,8 +436,7 @@ def _message_role(i: int, m: Any) -> str:
         allow_none=role == "assistant" and ("tool_calls" in m or "function_call" in m),
     )
     if "name" in m and m["name"] is not None:
-        if not isinstance(m["name"], str):
-            raise _wrong_type(f"messages[{i}].name", "a string", m["name"])
+        _expect(m["name"], str, f"messages[{i}].name", "a string")
         if not MESSAGE_NAME_PATTERN.match(m["name"]):
             raise APIError(
                 f"Invalid 'messages[{i}].name': string does not match pattern. Expected a "
@@ -489,13 +486,11 @@ def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
     """The ids of messages[i]'s tool calls, once each call is one OpenAI accepts."""
     if tool_calls is None:
         return []
-    if not isinstance(tool_calls, list):
-        raise _wrong_type(f"messages[{i}].tool_calls", "an array", tool_calls)
+    _expect(tool_calls, list, f"messages[{i}].tool_calls", "an array")
     ids = []
     for j, call in enumerate(tool_calls):
         where = f"messages[{i}].tool_calls[{j}]"
-        if not isinstance(call, dict):
-            raise _wrong_type(where, "an object", call)
+        _expect(call, dict, where, "an object")
         if not isinstance(call.get("id"), str):
             raise _missing(f"{where}.id")
         if call.get("type", "function") != "function":
@@ -512,14 +507,12 @@ def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
 
 def validate_tools(tools: Any) -> list[dict]:
     """OpenAI's checks on `tools` (valid unique function names, strict parameters); returns them."""
-    if not isinstance(tools, list):
-        raise _wrong_type("tools", "an array", tools)
+    _expect(tools, list, "tools", "an array")
     if not tools:
         raise _empty_array("tools")
     seen: dict[str, int] = {}
     for i, t in enumerate(tools):
-        if not isinstance(t, dict):
-            raise _wrong_type(f"tools[{i}]", "an object", t)
+        _expect(t, dict, f"tools[{i}]", "an object")
         if t.get("type") != "function":
             raise _invalid_value(t.get("type"), ("function",), f"tools[{i}].type")
         fn = t.get("function")
@@ -539,8 +532,7 @@ def validate_tools(tools: Any) -> list[dict]:
         params = fn.get("parameters")
         param = f"tools[{i}].function.parameters"
         if params is not None:
-            if not isinstance(params, dict):
-                raise _wrong_type(param, "an object", params)
+            _expect(params, dict, param, "an object")
             if "type" in params and params["type"] != "object":
                 raise APIError(
                     f"Invalid schema for function {name!r}: schema must be a JSON Schema of "
@@ -567,8 +559,7 @@ def validate_tool_choice(tool_choice: Any, tools: list | None) -> None:
         if tool_choice not in ("none", "auto", "required"):
             raise _invalid_value(tool_choice, ("none", "auto", "required"), "tool_choice")
         return
-    if not isinstance(tool_choice, dict):
-        raise _wrong_type("tool_choice", "one of a string or an object", tool_choice)
+    _expect(tool_choice, dict, "tool_choice", "one of a string or an object")
     if tool_choice.get("type") != "function":
         raise _invalid_value(tool_choice.get("type"), ("function",), "tool_choice.type")
     fn = tool_choice.get("function")
@@ -585,8 +576,7 @@ def validate_tool_choice(tool_choice: Any, tools: list | None) -> None:
 
 def validate_response_format(response_format: Any) -> dict:
     """OpenAI's checks on `response_format` (type, json_schema name, strict schema); returns it."""
-    if not isinstance(response_format, dict):
-        raise _wrong_type("response_format", "an object", response_format)
+    _expect(response_format, dict, "response_format", "an object")
     kind = response_format.get("type")
     if kind is None:
         raise _missing("response_format.type")
@@ -597,8 +587,7 @@ def validate_response_format(response_format: Any) -> dict:
     spec = response_format.get("json_schema")
     if spec is None:
         raise _missing("response_format.json_schema")
-    if not isinstance(spec, dict):
-        raise _wrong_type("response_format.json_schema", "an object", spec)
+    _expect(spec, dict, "response_format.json_schema", "an object")
     if "name" not in spec:
         raise _missing("response_format.json_schema.name")
     _check_name(spec["name"], "response_format.json_schema.name")
@@ -636,8 +625,7 @@ def validate_chat(body: dict) -> None:
     _check_unknown(body, CHAT_PARAMETERS)
     if not body.get("model"):
         raise APIError("you must provide a model parameter")
-    if not isinstance(body["model"], str):
-        raise _wrong_type("model", "a string", body["model"])
+    _expect(body["model"], str, "model", "a string")
     for legacy in ("functions", "function_call"):
         if legacy in body:
             raise APIError(
@@ -654,8 +642,7 @@ def validate_chat(body: dict) -> None:
     if "parallel_tool_calls" in body:
         if tools is None:
             raise _needs_tools("parallel_tool_calls")
-        if not isinstance(body["parallel_tool_calls"], bool):
-            raise _wrong_type("parallel_tool_calls", "a boolean", body["parallel_tool_calls"])
+        _expect(body["parallel_tool_calls"], bool, "parallel_tool_calls", "a boolean")
     if body.get("response_format") is not None:
         response_format = validate_response_format(body["response_format"])
         if response_format["type"] == "json_object" and not any(

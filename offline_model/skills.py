@@ -324,10 +324,8 @@ def _budget(instruction: str, kwargs: dict) -> int | None:
     words, sentences = _length_limits(instruction)
     budget = words if words is not None else (WORDS_PER_SENTENCE * sentences if sentences else None)
     by_tokens = _token_words(kwargs)
-    if by_tokens:
+    if by_tokens:  # every budget here is at least 1: _length_limits refuses less
         budget = min(budget, by_tokens) if budget else by_tokens
-    if budget is not None and budget < 1:
-        raise ValueError(f"word budget must be at least 1, got {budget!r}")
     return budget
 
 
@@ -614,13 +612,8 @@ def _drop_repeated_subject(sentence: str, topic: str) -> str:
     m = re.match(
         r"^(?:(?:a|an|the)\s+)?(?P<subj>[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|means)\s+", sentence, re.I
     )
-    if (
-        m
-        and content_terms(m.group("subj"))
-        and content_terms(m.group("subj")) <= content_terms(topic)
-    ):
-        return sentence[m.end() :]
-    return sentence
+    subject = content_terms(m.group("subj")) if m else set()
+    return sentence[m.end() :] if subject and subject <= content_terms(topic) else sentence
 
 
 def _cut(text: str, n: int) -> str:
@@ -783,12 +776,8 @@ def _dialogue_units(units: list[tuple[str, str]]) -> list[tuple[str, str]] | Non
         if speaker in ("assistant", "ai", "text") and call:
             out.append(("call", call.group("name")))
         elif speaker == "text" and result:
-            out.append(
-                (
-                    "result",
-                    f"{result.group('n1') or result.group('n2') or ''}\t{result.group('text')}",
-                )
-            )
+            name = result.group("n1") or result.group("n2") or ""
+            out.append(("result", f"{name}\t{result.group('text')}"))
         elif speaker.startswith("tool"):
             out.append(("result", f"{speaker.partition(':')[2]}\t{text}"))
         elif speaker in ("user", "human"):
