@@ -423,10 +423,9 @@ def normalise(sentence: str) -> str:
     )
     # "work's at Initech, home's in Porto": the tagger reads these as possessives
     out = re.sub(
-        r"\b(work|home|job|base|company|employer|office)'s(?=\s+(?:at|in|with|for)\b)",
+        r"(?i)\b(work|home|job|base|company|employer|office)'s(?=\s+(?:at|in|with|for)\b)",
         r"\1 is",
         out,
-        flags=re.I,
     )
     out = "".join(ch for ch in out if unicodedata.category(ch) not in ("So", "Sk", "Cs", "Mn"))
     out = re.sub(r"[ \t]{2,}", " ", out)

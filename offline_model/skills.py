@@ -83,10 +83,8 @@ class Request:
 
     @property
     def last_human_index(self) -> int:
-        for i in range(len(self.messages) - 1, -1, -1):
-            if self.messages[i].type == "human":
-                return i
-        return -1
+        human = [i for i, m in enumerate(self.messages) if m.type == "human"]
+        return human[-1] if human else -1
 
     @property
     def last_human(self) -> str:
@@ -579,10 +577,9 @@ def _focus(question: str) -> str:
     elif word in ("what", "which") and not pronoun:
         # "What runtime do we expect after X?" -> "runtime to expect after X"
         inner = re.match(
-            r"^(?P<noun>[\w' -]+?)\s+(?:do|does|did|should|can|will|would|must)\s+"
+            r"(?i)^(?P<noun>[\w' -]+?)\s+(?:do|does|did|should|can|will|would|must)\s+"
             r"(?:i|we|you|they|it|the team)\s+(?P<verb>.+)$",
             rest,
-            re.I,
         )
         if inner:
             rest = f"{inner.group('noun')} to {inner.group('verb')}"
@@ -1343,9 +1340,8 @@ def _gives(sentence: str, labels: set[str], question: str) -> bool:
         )
     if "CARDINAL" in labels:
         found += re.findall(
-            r"\b\d[\d,.]*k?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|half|twice|once)\b",
+            r"(?i)\b\d[\d,.]*k?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|half|twice|once)\b",
             sentence,
-            re.I,
         )
     return any(not content_terms(f) or not content_terms(f) <= asked for f in found)
 

@@ -207,10 +207,7 @@ class Context:
     @property
     def facts(self) -> list[Statement]:
         """Facts the user stated, oldest first (later statements win)."""
-        out: list[Statement] = []
-        for text in self.user_texts:
-            out.extend(extract_facts(text, True))
-        return out
+        return [f for text in self.user_texts for f in extract_facts(text, True)]
 
     @property
     def memory_facts(self) -> list[Statement]:
@@ -221,10 +218,8 @@ class Context:
         return out
 
     def after_last_user(self) -> list[BaseMessage]:
-        for i in range(len(self.messages) - 1, -1, -1):
-            if self.messages[i].type == "human":
-                return self.messages[i + 1 :]
-        return list(self.messages)
+        """The messages after the last human one (all of them when there is none)."""
+        return self.messages[Request(self.messages).last_human_index + 1 :]
 
 
 def read_context(messages: Sequence[BaseMessage]) -> Context:
