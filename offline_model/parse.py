@@ -521,25 +521,13 @@ def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[
             )
             and not _hedged(v)
         ]
+        facts = []
         if stated:
-            span = doc[
-                min(t.i for v in stated for t in v.subtree) : max(
-                    t.i for v in stated for t in v.subtree
-                )
-                + 1
-            ]
-            inner = _read(
-                _join(list(span))
-                .strip()
-                .removeprefix("that ")
-                .removeprefix("when ")
-                .removeprefix("since ")
-                .removeprefix("because ")
-                + "."
-            )
-            facts = inner[0]
-        else:
-            facts = []
+            at = [t.i for v in stated for t in v.subtree]
+            clause = _join(list(doc[min(at) : max(at) + 1])).strip()
+            for mark in ("that ", "when ", "since ", "because "):
+                clause = clause.removeprefix(mark)
+            facts = _read(clause + ".")[0]
         facts += _introduced_by_as(doc) + _like_me(doc)
         return facts, {t.lower_ for t in doc if t.pos_ in ("PROPN", "NOUN")} - {
             w.lower() for _, v in facts for w in v.split()

@@ -1530,15 +1530,8 @@ _EXAMPLE_FIELD = re.compile(
     r"key takeaway|learned|learnt|next time|what to do next time)\**\s*:\s*(?P<text>.+)$",
 )
 _LESSON_LABELS = ("lesson", "takeaway", "learned", "learnt", "next time")
-_APPROACH_LABELS = (
-    "approach",
-    "action",
-    "what was tried",
-    "what worked",
-    "what we did",
-    "solution",
-    "fix",
-    "steps",
+_APPROACH_LABELS = tuple(
+    "approach|action|what was tried|what worked|what we did|solution|fix|steps".split("|")
 )
 _HOW_TO = re.compile(
     r"(?i)\b(?:how (?:do|should|can|could|would|to) (?:i|we)?|what (?:should|must|do|would) (?:i|we)|"
