@@ -491,9 +491,7 @@ def _pieces(sentence: str) -> list[str]:
     marked = "".join(" - " if unicodedata.category(ch) in ("So", "Sk") else ch for ch in sentence)
     parts = [p.strip(" -") for p in _PIECE_BREAK.split(marked)]
     parts = [p for p in parts if re.search(r"\w", p)]
-    if len(parts) < 2:
-        return [sentence]
-    return [p if p[-1] in ".!?" else p + "." for p in parts]
+    return [sentence] if len(parts) < 2 else [p if p[-1] in ".!?" else p + "." for p in parts]
 
 
 @lru_cache(maxsize=4096)

@@ -62,12 +62,8 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+#'-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
 def split_sentences(text: str) -> list[str]:
     """Sentences and lines of `text`, bullets and Markdown heading marks removed."""
-    out = []
-    for piece in _SENT_SPLIT.split(text or ""):
-        piece = _BULLET.sub("", piece).strip()
-        if piece:
-            out.append(piece)
-    return out
+    pieces = (_BULLET.sub("", piece).strip() for piece in _SENT_SPLIT.split(text or ""))
+    return [piece for piece in pieces if piece]
 
 
 def _stem(word: str) -> str:
@@ -758,14 +754,10 @@ def _drop_partial(facts: list[Statement]) -> list[Statement]:
         )
         if m and m.group("value").split()[0] not in NOT_NAMES:
             out.append(Statement(f.subject, "employer", m.group("value"), f.source))
-    seen: set[tuple[str, str, str, str]] = set()
-    unique = []
+    unique: dict[tuple[str, str, str, str], Statement] = {}  # the first of each
     for f in out:
-        key = (f.subject, f.predicate, f.value.lower(), f.source)
-        if key not in seen:
-            seen.add(key)
-            unique.append(f)
-    return unique
+        unique.setdefault((f.subject, f.predicate, f.value.lower(), f.source), f)
+    return list(unique.values())
 
 
 def _subject(raw: str, earlier: list[Statement]) -> str:
@@ -894,9 +886,7 @@ def conjugate(verb: str) -> str:
         return verb
     if re.search(r"(?:s|sh|ch|x|z|o)$", low):
         return verb + "es"
-    if re.search(r"[^aeiou]y$", low):
-        return verb[:-1] + "ies"
-    return verb + "s"
+    return verb[:-1] + "ies" if re.search(r"[^aeiou]y$", low) else verb + "s"
 
 
 _TO_FIRST = {"is": "am", "was": "was", "has": "have", "does": "do", "doesn't": "don't"}

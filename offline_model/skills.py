@@ -111,9 +111,7 @@ def classify(request: Request) -> str:
     instruction = request.last_human + "\n" + request.system_text
     if GRADE_PATTERN.search(instruction) and grading_inputs(request):
         return "grade"
-    if _summary_instruction(request) is not None:
-        return "summarize"
-    return "answer"
+    return "summarize" if _summary_instruction(request) is not None else "answer"
 
 
 # --------------------------------------------------------------------------------------------
@@ -419,9 +417,7 @@ def summarize(request: Request) -> str:
     gets `_summarize_text`."""
     spec = _parse_summary_request(request)
     units = _dialogue_units(spec.units)
-    if units is not None:
-        return summarize_dialogue(spec, units)
-    return _summarize_text(spec)
+    return summarize_dialogue(spec, units) if units is not None else _summarize_text(spec)
 
 
 def _summarize_text(spec: _Summary) -> str:
@@ -1700,9 +1696,7 @@ def _answer(request: Request) -> str:
         return " ".join(parts)
     if _GREETING.match(question):
         return "Hello! How can I help?"
-    if _THANKS.match(question):
-        return "You're welcome."
-    return "Noted."
+    return "You're welcome." if _THANKS.match(question) else "Noted."
 
 
 # --------------------------------------------------------------------------------------------

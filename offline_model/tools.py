@@ -120,9 +120,7 @@ def _record_text(value: Any) -> str:
         return "\n".join(
             f"{k}: {_record_text(v)}" for k, v in value.items() if v not in (None, "", [])
         )
-    if isinstance(value, list):
-        return ", ".join(_record_text(v) for v in value)
-    return str(value)
+    return ", ".join(_record_text(v) for v in value) if isinstance(value, list) else str(value)
 
 
 def _parse_value(body: str) -> dict:
@@ -1451,9 +1449,7 @@ def improved_prompt(ctx: Context, kind: str = "gradient") -> str:
         "Lessons from feedback:" if kind == "prompt_memory" else "Rules learned from feedback:"
     )
     body = "\n".join(f"- {r}" for r in rules)
-    if heading in current:
-        return f"{current}\n{body}"
-    return f"{current}\n\n{heading}\n{body}"
+    return f"{current}\n{body}" if heading in current else f"{current}\n\n{heading}\n{body}"
 
 
 def _change_note(ctx: Context, changed: bool) -> str:
@@ -1672,11 +1668,8 @@ def _search_hits(messages: Sequence[BaseMessage]) -> list[dict]:
             items = json.loads(message_text(m))
         except (ValueError, TypeError):
             continue
-        hits += [
-            i
-            for i in (items if isinstance(items, list) else [])
-            if isinstance(i, dict) and "key" in i
-        ]
+        if isinstance(items, list):
+            hits += [i for i in items if isinstance(i, dict) and "key" in i]
     return hits
 
 
