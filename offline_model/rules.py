@@ -245,8 +245,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
             "location",
             r"(?i:\bi(?:'m| am|'ve| have)?\s*(?:currently\s+|now\s+|been\s+)?(?:live|lived|living|based|located|staying|residing|reside)\s+in"
             r"|\b(?:i|we)(?:'ve| have)?\s*(?:just\s+|recently\s+)?(?:moved|relocated)\s+to"
-            r"|\bhome is|\bwe(?:'re| are)?\s*(?:live|living|based)\s+in|\bi(?:'m| am)(?:\s+[A-Z][\w'-]+,?)?\s+from)\s+"
-            + _VAL,
+            rf"|\bhome is|\bwe(?:'re| are)?\s*(?:live|living|based)\s+in|\bi(?:'m| am)(?:\s+[A-Z][\w'-]+,?)?\s+from)\s+{_VAL}",
         ),
         (
             "favourite",
@@ -255,34 +254,22 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "dislike",
-            r"(?i:\bi "
-            + _ADV
-            + r"(?:don't|do not|never|can't|cannot)\s+"
-            + _ADV
-            + r"(?:like|stand|enjoy|use|want)|\bi "
-            + _ADV
-            + r"(?:hate|dislike|avoid)|\bi(?:'m| am) allergic to)\s+"
-            + _VAL,
+            rf"(?i:\bi {_ADV}(?:don't|do not|never|can't|cannot)\s+{_ADV}(?:like|stand|enjoy|use|want)"
+            rf"|\bi {_ADV}(?:hate|dislike|avoid)|\bi(?:'m| am) allergic to)\s+{_VAL}",
         ),
         (
             "preference",
-            r"(?i:\bi(?:'d| would)?\s*" + _ADV + r"(?:prefer|rather(?: use| have)?)"
-            r"|\bi "
-            + _ADV
-            + r"(?:like|love|enjoy)|\bi(?:'m| am) (?:a )?(?:big |huge )?fan of)\s+"
-            + _VAL,
+            rf"(?i:\bi(?:'d| would)?\s*{_ADV}(?:prefer|rather(?: use| have)?)"
+            rf"|\bi {_ADV}(?:like|love|enjoy)|\bi(?:'m| am) (?:a )?(?:big |huge )?fan of)\s+{_VAL}",
         ),
         (
             "expertise",
             r"(?i:\bi(?:'m| am) (?:an? )?(?:expert|specialist|experienced|skilled|proficient|fluent|good) (?:in|at|with)"
-            r"|\bi speciali[sz]e in|\bmy (?:expertise|speciality|specialty|background) is(?: in)?|\bi have expertise in)\s+"
-            + _VAL,
+            rf"|\bi speciali[sz]e in|\bmy (?:expertise|speciality|specialty|background) is(?: in)?|\bi have expertise in)\s+{_VAL}",
         ),
         (
             "project",
-            r"(?i:\bi(?:'m| am) (?:currently\s+|now\s+)?(?:working on|building|writing|developing)|\bmy (?:current )?project is)\s+"
-            + _ART
-            + _VAL,
+            rf"(?i:\bi(?:'m| am) (?:currently\s+|now\s+)?(?:working on|building|writing|developing)|\bmy (?:current )?project is)\s+{_ART}{_VAL}",
         ),
         ("learning", r"(?i:\bi(?:'m| am) (?:currently\s+|now\s+)?(?:learning|studying))\s+" + _VAL),
         (
@@ -314,47 +301,44 @@ THIRD_PERSON_RULES: list[tuple[str, re.Pattern]] = [
             + _NAME,
         ),
         ("name", r"(?i:\buser is)\s+(?P<value>[A-Z][\w'-]+)\b(?!\s+(?:at|from|in)\b)"),
+    ]
+] + [
+    (p, re.compile(_SUBJ + rx))  # about a subject: "User works at X", "Alice prefers Y"
+    for p, rx in [
         (
             "employer",
-            _SUBJ
-            + r"(?i:\s+(?:currently\s+|now\s+)?(?:works|worked|is working|is employed)\s+(?:at|for|by)|\s+joined)\s+"
+            r"(?i:\s+(?:currently\s+|now\s+)?(?:works|worked|is working|is employed)\s+(?:at|for|by)|\s+joined)\s+"
             + _VAL,
         ),
         (
             "role",
-            _SUBJ
-            + r"(?i:\s+(?:works|is working) as|'s (?:role|job|job title|title|occupation) is|\s+is employed as|\s+works (?:at|for) [^.,;!?\n]{1,40}? as|\s+is(?=\s+(?:a|an|the)\s))\s+"
+            r"(?i:\s+(?:works|is working) as|'s (?:role|job|job title|title|occupation) is|\s+is employed as|\s+works (?:at|for) [^.,;!?\n]{1,40}? as|\s+is(?=\s+(?:a|an|the)\s))\s+"
             + _ART
             + _VAL_ROLE,
         ),
-        ("employer", _SUBJ + r"(?i:\s+is (?:a|an|the) [\w -]{2,30}? (?:at|for|with))\s+" + _VAL),
+        ("employer", r"(?i:\s+is (?:a|an|the) [\w -]{2,30}? (?:at|for|with))\s+" + _VAL),
         (
             "location",
-            _SUBJ
-            + r"(?i:\s+(?:currently\s+)?(?:lives|is based|is located|resides) in|\s+(?:moved|relocated) to|\s+is from)\s+"
+            r"(?i:\s+(?:currently\s+)?(?:lives|is based|is located|resides) in|\s+(?:moved|relocated) to|\s+is from)\s+"
             + _VAL,
         ),
         (
             "favourite",
-            _SUBJ
-            + r"(?i:'s (?:favou?rite|preferred))\s+(?P<topic>[\w -]{2,30}?)\s+(?i:is|are)\s+"
-            + _VAL,
+            r"(?i:'s (?:favou?rite|preferred))\s+(?P<topic>[\w -]{2,30}?)\s+(?i:is|are)\s+" + _VAL,
         ),
         (
             "dislike",
-            _SUBJ
-            + r"(?i:\s+(?:dislikes|hates|avoids|does not like|doesn't like|is allergic to))\s+"
+            r"(?i:\s+(?:dislikes|hates|avoids|does not like|doesn't like|is allergic to))\s+"
             + _VAL,
         ),
-        ("preference", _SUBJ + r"(?i:\s+(?:prefers|likes|loves|enjoys|would rather))\s+" + _VAL),
+        ("preference", r"(?i:\s+(?:prefers|likes|loves|enjoys|would rather))\s+" + _VAL),
         (
             "expertise",
-            _SUBJ
-            + r"(?i:\s+(?:is an? expert in|specializes in|specialises in|has expertise in|is skilled in))\s+"
+            r"(?i:\s+(?:is an? expert in|specializes in|specialises in|has expertise in|is skilled in))\s+"
             + _VAL,
         ),
-        ("project", _SUBJ + r"(?i:\s+is (?:working on|building|developing))\s+" + _ART + _VAL),
-        ("learning", _SUBJ + r"(?i:\s+is (?:learning|studying))\s+" + _VAL),
+        ("project", r"(?i:\s+is (?:working on|building|developing))\s+" + _ART + _VAL),
+        ("learning", r"(?i:\s+is (?:learning|studying))\s+" + _VAL),
     ]
 ]
 

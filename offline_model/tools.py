@@ -1325,10 +1325,8 @@ def _field_spec(schema: dict, loc: str) -> dict:
     spec = schema
     for part in loc.split("."):
         spec = _resolve(spec, schema)
-        if part.isdigit():
-            spec = spec.get("items", {})
-        else:
-            spec = (spec.get("properties") or {}).get(part, {})
+        items = part.isdigit()
+        spec = spec.get("items", {}) if items else (spec.get("properties") or {}).get(part, {})
     return _resolve(spec, schema)
 
 
