@@ -226,10 +226,8 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "role?",  # "I'm a nurse": only when the noun looks like a job (not "I'm a fan")
-            r"(?i:\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s+" + _SKILLED + r")"
-            r"|\bi(?:'m| am)\s+[A-Z][\w'-]+,(?=\s+(?:a|an|the)\s)|\bi(?:'ve| have) been(?=\s+(?:a|an)\s))\s+"
-            + _ART
-            + _VAL_ROLE,
+            rf"(?i:\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s+{_SKILLED})"
+            rf"|\bi(?:'m| am)\s+[A-Z][\w'-]+,(?=\s+(?:a|an|the)\s)|\bi(?:'ve| have) been(?=\s+(?:a|an)\s))\s+{_ART}{_VAL_ROLE}",
         ),
         (
             "employer",
@@ -307,8 +305,7 @@ THIRD_PERSON_RULES: list[tuple[str, re.Pattern]] = [
     for p, rx in [
         (
             "employer",
-            r"(?i:\s+(?:currently\s+|now\s+)?(?:works|worked|is working|is employed)\s+(?:at|for|by)|\s+joined)\s+"
-            + _VAL,
+            rf"(?i:\s+(?:currently\s+|now\s+)?(?:works|worked|is working|is employed)\s+(?:at|for|by)|\s+joined)\s+{_VAL}",
         ),
         (
             "role",
@@ -319,8 +316,7 @@ THIRD_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ("employer", r"(?i:\s+is (?:a|an|the) [\w -]{2,30}? (?:at|for|with))\s+" + _VAL),
         (
             "location",
-            r"(?i:\s+(?:currently\s+)?(?:lives|is based|is located|resides) in|\s+(?:moved|relocated) to|\s+is from)\s+"
-            + _VAL,
+            rf"(?i:\s+(?:currently\s+)?(?:lives|is based|is located|resides) in|\s+(?:moved|relocated) to|\s+is from)\s+{_VAL}",
         ),
         (
             "favourite",
@@ -328,14 +324,12 @@ THIRD_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "dislike",
-            r"(?i:\s+(?:dislikes|hates|avoids|does not like|doesn't like|is allergic to))\s+"
-            + _VAL,
+            rf"(?i:\s+(?:dislikes|hates|avoids|does not like|doesn't like|is allergic to))\s+{_VAL}",
         ),
         ("preference", r"(?i:\s+(?:prefers|likes|loves|enjoys|would rather))\s+" + _VAL),
         (
             "expertise",
-            r"(?i:\s+(?:is an? expert in|specializes in|specialises in|has expertise in|is skilled in))\s+"
-            + _VAL,
+            rf"(?i:\s+(?:is an? expert in|specializes in|specialises in|has expertise in|is skilled in))\s+{_VAL}",
         ),
         ("project", r"(?i:\s+is (?:working on|building|developing))\s+" + _ART + _VAL),
         ("learning", r"(?i:\s+is (?:learning|studying))\s+" + _VAL),

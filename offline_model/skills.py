@@ -232,9 +232,7 @@ _BUDGET_RULES = [
     (re.compile(rf"{_COUNT}\s+words?\s+or\s+(?:less|fewer)", re.I), 0),
     (
         re.compile(
-            r"(?i)\b(?:at most|no more than|max(?:imum)?(?: of)?|up to|within|not exceeding|in|to|with|using|about|around)\s+"
-            + _COUNT
-            + r"\s+words",
+            rf"(?i)\b(?:at most|no more than|max(?:imum)?(?: of)?|up to|within|not exceeding|in|to|with|using|about|around)\s+{_COUNT}\s+words",
         ),
         0,
     ),
