@@ -232,7 +232,7 @@ _BUDGET_RULES = [
     (re.compile(rf"{_COUNT}\s+words?\s+or\s+(?:less|fewer)", re.I), 0),
     (
         re.compile(
-            rf"(?i)\b(?:at most|no more than|max(?:imum)?(?: of)?|up to|within|not exceeding|in|to|with|using|about|around)\s+{_COUNT}\s+words",
+            rf"(?i)\b(?:at most|no more than|max(?:imum)?(?: of)?|up to|within|not exceeding|in|to|with|using|about|around)\s+{_COUNT}\s+words"
         ),
         0,
     ),
@@ -1228,9 +1228,8 @@ _NUMBER_WORD = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "fiv
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _RELATIVE = re.compile(
-    r"(?i)\b(?:(?P<last>last|this|next|coming|on|by|until|from|before|after)\s+)?(?P<day>"
-    + "|".join(_WEEKDAYS)
-    + r")\b(?!s\b|\s+(?:mornings|afternoons|evenings|nights)\b)"
+    r"(?i)\b(?:(?P<last>last|this|next|coming|on|by|until|from|before|after)\s+)?"
+    rf"(?P<day>{'|'.join(_WEEKDAYS)})\b(?!s\b|\s+(?:mornings|afternoons|evenings|nights)\b)"
     r"|\b(?P<word>yesterday|today|tonight|tomorrow)\b"
     r"|\bin\s+(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<unit>days?|weeks?)\b"
     r"|\b(?P<ago>\d+|a|one|two|three|four|five|six)\s+(?P<unit2>days?|weeks?)\s+ago\b"
