@@ -158,18 +158,11 @@ class OfflineChatModel(BaseChatModel):
             )
             if calls:
                 skill = "tools"
-                message = AIMessage(
-                    content="",
-                    tool_calls=[
-                        {
-                            "name": n,
-                            "args": a,
-                            "id": call_id(messages, n, a, k),
-                            "type": "tool_call",
-                        }
-                        for k, (n, a) in enumerate(calls)
-                    ],
-                )
+                tool_calls = [
+                    {"name": n, "args": a, "id": call_id(messages, n, a, k), "type": "tool_call"}
+                    for k, (n, a) in enumerate(calls)
+                ]
+                message = AIMessage(content="", tool_calls=tool_calls)
         if message is None and self.obeys_context and (ordered := _ordered_reply(messages)):
             skill, message = "obey", AIMessage(content=ordered)
         if message is None:

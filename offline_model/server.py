@@ -1255,14 +1255,9 @@ def run_offline(body: dict, messages: list) -> _Reply:
             usage = _with_output_tokens(dict(message.usage_metadata), content, [])
             return _Reply(content, [], usage, "json_object")
         strict = bool(response_format.get("json_schema", {}).get("strict"))
-        tool = {
-            "type": "function",
-            "function": {
-                "name": name,
-                "description": description,
-                "parameters": _relaxed(schema) if strict else schema,
-            },
-        }
+        parameters = _relaxed(schema) if strict else schema
+        function = {"name": name, "description": description, "parameters": parameters}
+        tool = {"type": "function", "function": function}
         kwargs.pop("stop", None)
         message = model.bind_tools([tool], tool_choice="any").invoke(messages, **kwargs)
         args = message.tool_calls[0]["args"] if message.tool_calls else {}
@@ -1272,12 +1267,8 @@ def run_offline(body: dict, messages: list) -> _Reply:
         return _Reply(content, [], dict(message.usage_metadata), "structured_output")
 
     message = model.invoke(messages, **kwargs)
-    return _Reply(
-        message.content,
-        [],
-        dict(message.usage_metadata),
-        message.response_metadata.get("skill", ""),
-    )
+    skill = message.response_metadata.get("skill", "")
+    return _Reply(message.content, [], dict(message.usage_metadata), skill)
 
 
 def _user_name(messages: list) -> str | None:
@@ -1689,17 +1680,10 @@ class OpenAICompatibleServer:
         return snapshot
 
     def _record_rejection(self, path: str, error: APIError) -> None:
+        entry = {"path": path, "status": error.status, "param": error.param, "code": error.code}
         with self._stats_lock:
             self._stats["rejected_requests"] += 1
-            self._stats["rejections"].append(
-                {
-                    "path": path,
-                    "status": error.status,
-                    "param": error.param,
-                    "code": error.code,
-                    "message": error.message,
-                }
-            )
+            self._stats["rejections"].append({**entry, "message": error.message})
 
     # -- endpoints -----------------------------------------------------------------------------
 

@@ -502,14 +502,8 @@ def empty_value(spec: dict, root: dict) -> Any:
         return spec["default"]
     if "enum" in spec:
         return spec["enum"][0]
-    return {
-        "string": "",
-        "integer": 0,
-        "number": 0.0,
-        "boolean": False,
-        "array": [],
-        "object": {},
-    }.get(spec.get("type"), "")
+    empty = {"string": "", "integer": 0, "number": 0.0, "boolean": False, "array": [], "object": {}}
+    return empty.get(spec.get("type"), "")
 
 
 @dataclass
