@@ -44,72 +44,17 @@ class OfflineChatModel(BaseChatModel):
     """A deterministic, rule-based chat model (no network, no randomness). Introduced in
     notebooks/01.
 
-    Dispatch: with tools bound, `plan_tool_calls` decides first; otherwise each call is
-    classified as grade, summarize or answer (`classify`).
-
-    - grade: when the prompt has a grading cue (grade, binary score, relevance, 'relevant',
-      "is the document relevant") and holds a labelled query
-      ("question:", "query:", "user question:", <question>) and document ("document:", "doc:",
-      "passage:", "context:", <document>; inside a document a label ends it only at the start of
-      a line or as a tag). Replies "yes - ..." or "no - ..." (or the two labels the
-      prompt asks for, e.g. 'relevant' / 'not_relevant') with the similarity and shared terms.
-      Relevant when MiniLM cosine >= relevance_threshold (default 0.35; unrelated text scores
-      about 0.0, paraphrases 0.5-0.8), or when at least half the query's content terms occur in
-      the document and cosine >= relevance_threshold - 0.15.
-    - summarize: when the last human message (or a system message) asks to summarize / condense /
-      create, extend or update a summary. Budget from "in at most N words", "under N words"
-      (N-1), "N words", "one/two sentences" (25 words each) or a bound max_tokens (x 0.75);
-      without one, a third of the source, clamped to 30-120 words. The material is the text after
-      the instruction (or "user:/assistant:" lines), else the earlier messages. A dialogue (someone
-      answers) goes to `summarize_dialogue`: the user's identity facts first ("User is Priya
-      Raman. User is a data engineer at Northwind Labs, based in Leeds."), then one short clause
-      per exchange ("Topic: key point of the answer", "Discussed a, b and c", the user's
-      statement in the third person, "ran tool: result ..."), then more detail breadth first while
-      words remain; greetings, acknowledgements, answer lead-ins and "summary only" instructions
-      are dropped. A previous summary ("This is summary of the conversation so far: ...",
-      "Previous summary: ...") keeps its identity facts (newer statements win); its other
-      sentences shrink, oldest first, to an "Earlier:" list of their names when new material
-      needs the room. Plain text is summarized extractively (`_summarize_text`). Output never
-      exceeds the budget.
-    - answer: questions about the user ("what is my name?", "where do I work?", "what's my
-      favourite X?") are answered from facts found by the rules in offline_model/rules.py in human
-      messages (first person), and in system prompts and tool results (third person, key: value,
-      JSON); the newest statement wins. Missing facts give "I don't know your X yet - you haven't
-      told me." Other questions are answered with the one or two context sentences (system prompt
-      minus instructions, tool results, earlier turns) whose cosine with the question is >= 0.4
-      (or >= 0.25 with half the terms, or half the focus terms, shared), ranked with extra weight
-      on the phrase the question asks for ("target runtime" in "what is the target runtime for
-      the job?"); otherwise it says it has no information. A how-to question with worked
-      examples in the system prompt (blocks with a lesson / takeaway / "next time" line) is
-      answered with the closest example's lesson and action ("Based on a similar past task:").
-      Statements get an acknowledgement naming the facts it recognised. Length instructions in
-      the system prompt's instruction sentences or the user's message ("in one sentence", "at
-      most N words", "be brief") and a bound max_tokens cut the answer to its first N sentences
-      and N words (`answer_limits`; cutting, not rewriting).
-    - tools (when tools are bound; offline_model/tools.py): tool_choice auto / none / any /
-      required / a name / {"type": "function", "function": {"name": ...}}. Arguments are filled
-      from each tool's JSON schema: a field's name (else description) maps to a concept (name,
-      employer, role, location, preferences, expertise, situation / approach / outcome / lesson,
-      subject / predicate / object, content, query, summary, title, keywords, date, number,
-      relevance, ...), whose value comes from the facts the rules extract or the sentence naming
-      the field; absent values are omitted (required ones get the schema default, an empty value,
-      or for an enum the option closest in meaning to the user's message). Collection schemas
-      (Memory(content), triples, one profile slot) get one call per fact; several schemas each get
-      a call when the conversation has content for them. trustcall: with existing records it
-      answers PatchDoc for the record with the same subject and slot (the newer statement wins,
-      "now" / "these days" ignored; only changed fields, a context field gets the user's new
-      sentence; profile documents are patched field by field), RemoveDoc for the record whose
-      subject / predicate / object the user retracts ("forget that ...", "I no longer ...",
-      "not ... anymore", "I stopped ...") and new schema calls; on a validation error it answers PatchFunctionErrors from the error text. LangMem: Done on
-      later steps, prompt-optimizer tools add feedback as rules to the prompt (feedback given
-      as a dict literal gives its text values; a bare score adds no rule). With tool_choice
-      auto, when the user states facts or says "remember ..." / "forget ...", it searches memory
-      first, then updates the memory holding the same slot, deletes a retracted one and creates
-      the rest; for a question it searches memory (and a knowledge-base tool for domain
-      questions); it answers in text once the results are in. Tool-call ids hash the conversation
-      (minus LangMem's random session ids) and the call's position: stable across runs.
-      with_structured_output goes through a forced tool call (pydantic, TypedDict, JSON schema,
-      include_raw; method= is accepted).
+    Dispatch: with tools bound, `plan_tool_calls` (offline_model/tools.py) decides first: schema
+    fields filled from the facts the rules extract, trustcall's PatchDoc / RemoveDoc /
+    PatchFunctionErrors, LangMem's memory tools and prompt optimizers, the agent loop's search /
+    update / create policy, tool-call ids hashed from the conversation (stable across runs);
+    `with_structured_output` goes through a forced tool call. Otherwise each call is classified
+    (`classify`, offline_model/skills.py) as grade (a grading cue plus a labelled query and
+    document: "yes"/"no" by MiniLM cosine >= relevance_threshold, or half the query's terms and
+    cosine >= threshold - 0.15), summarize (to a word budget from the instruction or a bound
+    max_tokens x 0.75, folding in a previous summary) or answer (facts about the user, newest
+    statement first; else context sentences by similarity; else "I don't know"). What each
+    skill triggers on and the rules it follows: docs/offline_model.md ("Skills at a glance").
 
     Limits: no world knowledge, no reasoning, English only, extractive (never writes new facts);
     what the rules miss it does not know. usage_metadata counts tokens with real tiktoken
@@ -213,18 +158,11 @@ class OfflineChatModel(BaseChatModel):
             )
             if calls:
                 skill = "tools"
-                message = AIMessage(
-                    content="",
-                    tool_calls=[
-                        {
-                            "name": n,
-                            "args": a,
-                            "id": call_id(messages, n, a, k),
-                            "type": "tool_call",
-                        }
-                        for k, (n, a) in enumerate(calls)
-                    ],
-                )
+                tool_calls = [
+                    {"name": n, "args": a, "id": call_id(messages, n, a, k), "type": "tool_call"}
+                    for k, (n, a) in enumerate(calls)
+                ]
+                message = AIMessage(content="", tool_calls=tool_calls)
         if message is None and self.obeys_context and (ordered := _ordered_reply(messages)):
             skill, message = "obey", AIMessage(content=ordered)
         if message is None:
@@ -266,10 +204,15 @@ def _ordered_reply(messages: list[BaseMessage]) -> str | None:
     return found[-1] if found else None
 
 
-def _usage(input_tokens: int, reply: AIMessage) -> dict:
+def output_tokens(content: str, tool_calls: list[dict]) -> int:
+    """Completion tokens (real tiktoken): the text, then name + JSON arguments per tool call."""
     from memlib.tokens import count_text_tokens
 
-    texts = [message_text(reply), *(c["name"] + json.dumps(c["args"]) for c in reply.tool_calls)]
-    output_tokens = sum(count_text_tokens(t) for t in texts)
-    total = input_tokens + output_tokens
-    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "total_tokens": total}
+    texts = [content, *(c["name"] + json.dumps(c["args"]) for c in tool_calls)]
+    return sum(count_text_tokens(t) for t in texts)
+
+
+def _usage(input_tokens: int, reply: AIMessage) -> dict:
+    output = output_tokens(message_text(reply), reply.tool_calls)
+    total = input_tokens + output
+    return {"input_tokens": input_tokens, "output_tokens": output, "total_tokens": total}

@@ -20,6 +20,8 @@ import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 SLOTS = ("name", "employer", "role", "location")
 _NEG_ADV = frozenset("not n't never no anymore longer formerly originally once previously".split())
 _MODAL = {"would", "could", "might", "'d", "should", "may", "will", "'ll", "wo", "shall"}
@@ -245,21 +247,14 @@ def _hedged(clause) -> bool:
 
 
 _SLOT_NOUNS = {
-    "address": "location",
-    "town": "location",
-    "name": "name",
-    "employer": "employer",
-    "company": "employer",
-    "workplace": "employer",
-    "city": "location",
-    "hometown": "location",
-    "home": "location",
-    "job": "role",
-    "title": "role",
-    "role": "role",
-    "position": "role",
-    "occupation": "role",
-    "profession": "role",
+    noun: slot
+    for slot, nouns in {
+        "location": "address town city hometown home",
+        "name": "name",
+        "employer": "employer company workplace",
+        "role": "job title role position occupation profession",
+    }.items()
+    for noun in nouns.split()
 }
 
 
@@ -272,15 +267,7 @@ def _slot_subject(subject) -> str | None:
     return None
 
 
-def _stop_words() -> frozenset[str]:
-    try:
-        from spacy.lang.en.stop_words import STOP_WORDS
-    except ImportError:
-        return frozenset()
-    return frozenset(STOP_WORDS)
-
-
-_STOP = _stop_words()
+_STOP = frozenset(STOP_WORDS)  # spaCy's English stop words
 
 
 @lru_cache(maxsize=1024)
@@ -385,18 +372,10 @@ def not_about_the_user_now(sentence: str) -> set[str]:
     return _read(sentence)[1]
 
 
+# Apostrophes left out ("im", "dont"), and a lower-case "i".
 _CONTRACTIONS = {
-    "im": "I'm",
-    "ive": "I've",
-    "dont": "don't",
-    "doesnt": "doesn't",
-    "didnt": "didn't",
-    "isnt": "isn't",
-    "wasnt": "wasn't",
-    "arent": "aren't",
-    "cant": "can't",
-    "havent": "haven't",
-    "i": "I",
+    w.replace("'", "").lower(): w
+    for w in "I'm I've don't doesn't didn't isn't wasn't aren't can't haven't I".split()
 }
 _FILLER_TAIL = re.compile(r"[\s,]+(?:tho|though|lol|haha|ha|tbh|ngl|btw|by the way)[\s.!]*$", re.I)
 
@@ -444,10 +423,9 @@ def normalise(sentence: str) -> str:
     )
     # "work's at Initech, home's in Porto": the tagger reads these as possessives
     out = re.sub(
-        r"\b(work|home|job|base|company|employer|office)'s(?=\s+(?:at|in|with|for)\b)",
+        r"(?i)\b(work|home|job|base|company|employer|office)'s(?=\s+(?:at|in|with|for)\b)",
         r"\1 is",
         out,
-        flags=re.I,
     )
     out = "".join(ch for ch in out if unicodedata.category(ch) not in ("So", "Sk", "Cs", "Mn"))
     out = re.sub(r"[ \t]{2,}", " ", out)
@@ -513,9 +491,7 @@ def _pieces(sentence: str) -> list[str]:
     marked = "".join(" - " if unicodedata.category(ch) in ("So", "Sk") else ch for ch in sentence)
     parts = [p.strip(" -") for p in _PIECE_BREAK.split(marked)]
     parts = [p for p in parts if re.search(r"\w", p)]
-    if len(parts) < 2:
-        return [sentence]
-    return [p if p[-1] in ".!?" else p + "." for p in parts]
+    return [sentence] if len(parts) < 2 else [p if p[-1] in ".!?" else p + "." for p in parts]
 
 
 @lru_cache(maxsize=4096)
@@ -543,25 +519,13 @@ def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[
             )
             and not _hedged(v)
         ]
+        facts = []
         if stated:
-            span = doc[
-                min(t.i for v in stated for t in v.subtree) : max(
-                    t.i for v in stated for t in v.subtree
-                )
-                + 1
-            ]
-            inner = _read(
-                _join(list(span))
-                .strip()
-                .removeprefix("that ")
-                .removeprefix("when ")
-                .removeprefix("since ")
-                .removeprefix("because ")
-                + "."
-            )
-            facts = inner[0]
-        else:
-            facts = []
+            at = [t.i for v in stated for t in v.subtree]
+            clause = _join(list(doc[min(at) : max(at) + 1])).strip()
+            for mark in ("that ", "when ", "since ", "because "):
+                clause = clause.removeprefix(mark)
+            facts = _read(clause + ".")[0]
         facts += _introduced_by_as(doc) + _like_me(doc)
         return facts, {t.lower_ for t in doc if t.pos_ in ("PROPN", "NOUN")} - {
             w.lower() for _, v in facts for w in v.split()
@@ -613,11 +577,10 @@ def _read_pieces(sentence: str, context: str) -> tuple[list[tuple[str, str]], se
 # Riga - that's me in a nutshell", "Me, summed up: graphic designer, Lisbon, exhausted.",
 # "In short: Hugo; product manager; Globex; Porto." The cue says the items are the writer's.
 _LIST_CUE = re.compile(
-    r"(?:^|[.!?]\s+)(?:about me|me,? summed up|summed up|in short|in brief|in a nutshell|bio"
+    r"(?i)(?:^|[.!?]\s+)(?:about me|me,? summed up|summed up|in short|in brief|in a nutshell|bio"
     r"(?:,? as requested)?|quick facts|the basics|currently|until then|tl;?dr|me|new job alert|"
     r"reality|these days|now)\s*[:\u2014]\s*(?P<list>.+)$"
     r"|^(?P<list2>.+?)\s*[-\u2013\u2014]\s*(?:that's|that is) me\b",
-    re.I,
 )
 _ITEM_SPLIT = re.compile(r"\s*(?:[,;|\u00b7]|\s[-\u2013\u2014]\s)\s*")
 

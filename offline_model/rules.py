@@ -62,12 +62,8 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+#'-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
 def split_sentences(text: str) -> list[str]:
     """Sentences and lines of `text`, bullets and Markdown heading marks removed."""
-    out = []
-    for piece in _SENT_SPLIT.split(text or ""):
-        piece = _BULLET.sub("", piece).strip()
-        if piece:
-            out.append(piece)
-    return out
+    pieces = (_BULLET.sub("", piece).strip() for piece in _SENT_SPLIT.split(text or ""))
+    return [piece for piece in pieces if piece]
 
 
 def _stem(word: str) -> str:
@@ -140,53 +136,37 @@ class Statement:
         )
 
 
-# How a fact reads back, third person (summaries, memory contents).
-PREDICATE_PHRASES = {
-    "name": "{s}'s name is {v}",
-    "employer": "{s} works at {v}",
-    "role": "{s} works as {v}",
-    "location": "{s} lives in {v}",
-    "preference": "{s} prefers {v}",
-    "dislike": "{s} dislikes {v}",
-    "expertise": "{s} has expertise in {v}",
-    "project": "{s} is working on {v}",
-    "learning": "{s} is learning {v}",
-    "age": "{s} is {v} years old",
-    "uses": "{s} uses {v}",
-    "speaks": "{s} speaks {v}",
+# Per predicate: how a fact reads back in the third person (summaries, memory contents), how it is
+# told back to the user (second person), the word used when it is missing ("I don't know your
+# <label> yet"), and the verb of a subject / predicate / object triple (None: no triple verb).
+PREDICATES = {
+    "name": ("{s}'s name is {v}", "Your name is {v}.", "name", "is named"),
+    "employer": ("{s} works at {v}", "You work at {v}.", "employer", "works at"),
+    "role": ("{s} works as {v}", "You work as {v}.", "role", "works as"),
+    "location": ("{s} lives in {v}", "You live in {v}.", "location", "lives in"),
+    "preference": ("{s} prefers {v}", "You prefer {v}.", "preferences", "prefers"),
+    "dislike": ("{s} dislikes {v}", "You don't like {v}.", "dislikes", "dislikes"),
+    "expertise": (
+        "{s} has expertise in {v}",
+        "Your expertise is {v}.",
+        "expertise",
+        "has expertise in",
+    ),
+    "project": (
+        "{s} is working on {v}",
+        "You're working on {v}.",
+        "current project",
+        "is working on",
+    ),
+    "learning": ("{s} is learning {v}", "You're learning {v}.", "learning goals", "is learning"),
+    "age": ("{s} is {v} years old", "You're {v} years old.", "age", "is aged"),
+    "uses": ("{s} uses {v}", "You use {v}.", "tools", "uses"),
+    "speaks": ("{s} speaks {v}", "You speak {v}.", "languages", None),
 }
-
-# How a fact is told back to the user, second person.
-ANSWER_PHRASES = {
-    "name": "Your name is {v}.",
-    "employer": "You work at {v}.",
-    "role": "You work as {v}.",
-    "location": "You live in {v}.",
-    "preference": "You prefer {v}.",
-    "dislike": "You don't like {v}.",
-    "expertise": "Your expertise is {v}.",
-    "project": "You're working on {v}.",
-    "learning": "You're learning {v}.",
-    "age": "You're {v} years old.",
-    "uses": "You use {v}.",
-    "speaks": "You speak {v}.",
-}
-
-# Words used when saying a fact is missing ("I don't know your <label> yet").
-PREDICATE_LABELS = {
-    "name": "name",
-    "employer": "employer",
-    "role": "role",
-    "location": "location",
-    "preference": "preferences",
-    "dislike": "dislikes",
-    "expertise": "expertise",
-    "project": "current project",
-    "learning": "learning goals",
-    "age": "age",
-    "uses": "tools",
-    "speaks": "languages",
-}
+PREDICATE_PHRASES = {p: row[0] for p, row in PREDICATES.items()}
+ANSWER_PHRASES = {p: row[1] for p, row in PREDICATES.items()}
+PREDICATE_LABELS = {p: row[2] for p, row in PREDICATES.items()}
+PREDICATE_VERBS = {p: row[3] for p, row in PREDICATES.items() if row[3]}
 
 # Words that end a captured value ("Acme as a data engineer" -> "Acme").
 _STOP = r"for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|many|some|the (?:past|last))|and|but|because|so|since|where|which|who|though|although|while|when|if|as|now|last|next|yesterday|today|tomorrow|recently|ago|these days|anymore|any more|in (?:the )?(?:spring|summer|autumn|fall|winter)|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in \d{4}|on \w+day|since"
@@ -246,10 +226,8 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "role?",  # "I'm a nurse": only when the noun looks like a job (not "I'm a fan")
-            r"(?i:\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s+" + _SKILLED + r")"
-            r"|\bi(?:'m| am)\s+[A-Z][\w'-]+,(?=\s+(?:a|an|the)\s)|\bi(?:'ve| have) been(?=\s+(?:a|an)\s))\s+"
-            + _ART
-            + _VAL_ROLE,
+            rf"(?i:\bi(?:'m| am)(?:\s+now|\s+currently)?(?=\s+(?:a|an|the)\s+{_SKILLED})"
+            rf"|\bi(?:'m| am)\s+[A-Z][\w'-]+,(?=\s+(?:a|an|the)\s)|\bi(?:'ve| have) been(?=\s+(?:a|an)\s))\s+{_ART}{_VAL_ROLE}",
         ),
         (
             "employer",
@@ -265,8 +243,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
             "location",
             r"(?i:\bi(?:'m| am|'ve| have)?\s*(?:currently\s+|now\s+|been\s+)?(?:live|lived|living|based|located|staying|residing|reside)\s+in"
             r"|\b(?:i|we)(?:'ve| have)?\s*(?:just\s+|recently\s+)?(?:moved|relocated)\s+to"
-            r"|\bhome is|\bwe(?:'re| are)?\s*(?:live|living|based)\s+in|\bi(?:'m| am)(?:\s+[A-Z][\w'-]+,?)?\s+from)\s+"
-            + _VAL,
+            rf"|\bhome is|\bwe(?:'re| are)?\s*(?:live|living|based)\s+in|\bi(?:'m| am)(?:\s+[A-Z][\w'-]+,?)?\s+from)\s+{_VAL}",
         ),
         (
             "favourite",
@@ -275,34 +252,22 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "dislike",
-            r"(?i:\bi "
-            + _ADV
-            + r"(?:don't|do not|never|can't|cannot)\s+"
-            + _ADV
-            + r"(?:like|stand|enjoy|use|want)|\bi "
-            + _ADV
-            + r"(?:hate|dislike|avoid)|\bi(?:'m| am) allergic to)\s+"
-            + _VAL,
+            rf"(?i:\bi {_ADV}(?:don't|do not|never|can't|cannot)\s+{_ADV}(?:like|stand|enjoy|use|want)"
+            rf"|\bi {_ADV}(?:hate|dislike|avoid)|\bi(?:'m| am) allergic to)\s+{_VAL}",
         ),
         (
             "preference",
-            r"(?i:\bi(?:'d| would)?\s*" + _ADV + r"(?:prefer|rather(?: use| have)?)"
-            r"|\bi "
-            + _ADV
-            + r"(?:like|love|enjoy)|\bi(?:'m| am) (?:a )?(?:big |huge )?fan of)\s+"
-            + _VAL,
+            rf"(?i:\bi(?:'d| would)?\s*{_ADV}(?:prefer|rather(?: use| have)?)"
+            rf"|\bi {_ADV}(?:like|love|enjoy)|\bi(?:'m| am) (?:a )?(?:big |huge )?fan of)\s+{_VAL}",
         ),
         (
             "expertise",
             r"(?i:\bi(?:'m| am) (?:an? )?(?:expert|specialist|experienced|skilled|proficient|fluent|good) (?:in|at|with)"
-            r"|\bi speciali[sz]e in|\bmy (?:expertise|speciality|specialty|background) is(?: in)?|\bi have expertise in)\s+"
-            + _VAL,
+            rf"|\bi speciali[sz]e in|\bmy (?:expertise|speciality|specialty|background) is(?: in)?|\bi have expertise in)\s+{_VAL}",
         ),
         (
             "project",
-            r"(?i:\bi(?:'m| am) (?:currently\s+|now\s+)?(?:working on|building|writing|developing)|\bmy (?:current )?project is)\s+"
-            + _ART
-            + _VAL,
+            rf"(?i:\bi(?:'m| am) (?:currently\s+|now\s+)?(?:working on|building|writing|developing)|\bmy (?:current )?project is)\s+{_ART}{_VAL}",
         ),
         ("learning", r"(?i:\bi(?:'m| am) (?:currently\s+|now\s+)?(?:learning|studying))\s+" + _VAL),
         (
@@ -334,94 +299,65 @@ THIRD_PERSON_RULES: list[tuple[str, re.Pattern]] = [
             + _NAME,
         ),
         ("name", r"(?i:\buser is)\s+(?P<value>[A-Z][\w'-]+)\b(?!\s+(?:at|from|in)\b)"),
+    ]
+] + [
+    (p, re.compile(_SUBJ + rx))  # about a subject: "User works at X", "Alice prefers Y"
+    for p, rx in [
         (
             "employer",
-            _SUBJ
-            + r"(?i:\s+(?:currently\s+|now\s+)?(?:works|worked|is working|is employed)\s+(?:at|for|by)|\s+joined)\s+"
-            + _VAL,
+            rf"(?i:\s+(?:currently\s+|now\s+)?(?:works|worked|is working|is employed)\s+(?:at|for|by)|\s+joined)\s+{_VAL}",
         ),
         (
             "role",
-            _SUBJ
-            + r"(?i:\s+(?:works|is working) as|'s (?:role|job|job title|title|occupation) is|\s+is employed as|\s+works (?:at|for) [^.,;!?\n]{1,40}? as|\s+is(?=\s+(?:a|an|the)\s))\s+"
+            r"(?i:\s+(?:works|is working) as|'s (?:role|job|job title|title|occupation) is|\s+is employed as|\s+works (?:at|for) [^.,;!?\n]{1,40}? as|\s+is(?=\s+(?:a|an|the)\s))\s+"
             + _ART
             + _VAL_ROLE,
         ),
-        ("employer", _SUBJ + r"(?i:\s+is (?:a|an|the) [\w -]{2,30}? (?:at|for|with))\s+" + _VAL),
+        ("employer", r"(?i:\s+is (?:a|an|the) [\w -]{2,30}? (?:at|for|with))\s+" + _VAL),
         (
             "location",
-            _SUBJ
-            + r"(?i:\s+(?:currently\s+)?(?:lives|is based|is located|resides) in|\s+(?:moved|relocated) to|\s+is from)\s+"
-            + _VAL,
+            rf"(?i:\s+(?:currently\s+)?(?:lives|is based|is located|resides) in|\s+(?:moved|relocated) to|\s+is from)\s+{_VAL}",
         ),
         (
             "favourite",
-            _SUBJ
-            + r"(?i:'s (?:favou?rite|preferred))\s+(?P<topic>[\w -]{2,30}?)\s+(?i:is|are)\s+"
-            + _VAL,
+            r"(?i:'s (?:favou?rite|preferred))\s+(?P<topic>[\w -]{2,30}?)\s+(?i:is|are)\s+" + _VAL,
         ),
         (
             "dislike",
-            _SUBJ
-            + r"(?i:\s+(?:dislikes|hates|avoids|does not like|doesn't like|is allergic to))\s+"
-            + _VAL,
+            rf"(?i:\s+(?:dislikes|hates|avoids|does not like|doesn't like|is allergic to))\s+{_VAL}",
         ),
-        ("preference", _SUBJ + r"(?i:\s+(?:prefers|likes|loves|enjoys|would rather))\s+" + _VAL),
+        ("preference", r"(?i:\s+(?:prefers|likes|loves|enjoys|would rather))\s+" + _VAL),
         (
             "expertise",
-            _SUBJ
-            + r"(?i:\s+(?:is an? expert in|specializes in|specialises in|has expertise in|is skilled in))\s+"
-            + _VAL,
+            rf"(?i:\s+(?:is an? expert in|specializes in|specialises in|has expertise in|is skilled in))\s+{_VAL}",
         ),
-        ("project", _SUBJ + r"(?i:\s+is (?:working on|building|developing))\s+" + _ART + _VAL),
-        ("learning", _SUBJ + r"(?i:\s+is (?:learning|studying))\s+" + _VAL),
+        ("project", r"(?i:\s+is (?:working on|building|developing))\s+" + _ART + _VAL),
+        ("learning", r"(?i:\s+is (?:learning|studying))\s+" + _VAL),
     ]
 ]
 
-# Keys of JSON objects / "key: value" lines that name a known predicate.
-KEY_SYNONYMS = {
-    "name": "name",
-    "user_name": "name",
-    "full_name": "name",
-    "first_name": "name",
-    "username": "name",
-    "preferred_name": "name",
-    "employer": "employer",
-    "company": "employer",
-    "organization": "employer",
-    "organisation": "employer",
-    "workplace": "employer",
-    "works_at": "employer",
-    "role": "role",
-    "job": "role",
-    "day job": "role",
-    "job_title": "role",
-    "title": "role",
-    "occupation": "role",
-    "position": "role",
-    "location": "location",
-    "city": "location",
-    "hometown": "location",
-    "home_town": "location",
-    "home": "location",
-    "residence": "location",
-    "lives_in": "location",
-    "preference": "preference",
-    "preferences": "preference",
-    "likes": "preference",
-    "dislikes": "dislike",
-    "expertise": "expertise",
-    "skills": "expertise",
-    "age": "age",
+# Keys of JSON objects / "key: value" lines that name a known predicate ("day job" has a space).
+KEY_SYNONYMS = {"day job": "role"} | {
+    key: predicate
+    for predicate, keys in {
+        "name": "name user_name full_name first_name username preferred_name",
+        "employer": "employer company organization organisation workplace works_at",
+        "role": "role job job_title title occupation position",
+        "location": "location city hometown home_town home residence lives_in",
+        "preference": "preference preferences likes",
+        "dislike": "dislikes",
+        "expertise": "expertise skills",
+        "age": "age",
+    }.items()
+    for key in keys.split()
 }
 _KEY_VALUE = re.compile(
     r"""["']?(?P<key>[A-Za-z_][\w ]{1,24}?)["']?\s*[:=]\s*["']?(?P<value>[^"'\n,;{}\[\]]{1,80}?)["']?\s*(?=[,;}\]\n]|$)"""
 )
 
 _KEY_IS_VALUE = re.compile(
-    r"(?:^|[:;,]\s*|\band\s+)(?:(?:the\s+)?user'?s\s+)?(?P<key>[a-z][a-z_ ]{1,20}?)\s+(?:is|=)\s+"
+    r"(?i)(?:^|[:;,]\s*|\band\s+)(?:(?:the\s+)?user'?s\s+)?(?P<key>[a-z][a-z_ ]{1,20}?)\s+(?:is|=)\s+"
     r"(?P<value>[^;,.\n]{1,60}?)\s*(?=[;,.\n]|$)",
-    re.I,
 )
 
 _ROLE_WORD = re.compile(
@@ -430,12 +366,12 @@ _ROLE_WORD = re.compile(
 _NOT_ROLES = frozenset(
     """vegetarian vegan beginner fan lover member user customer parent mother father""".split()
 )
+_NOT_JOBS = ("native", "local", "resident", "fan")
 _PRONOUN_VALUES = frozenset("it that this them you me him her there here so one".split())
 
 
 _ROLE_QUALIFIERS = re.compile(
-    r"^(?:(?:experienced|qualified|certified|professional|full-time|part-time|freelance|self-employed|trained|licensed|practising|practicing)\s+)+",
-    re.I,
+    r"(?i)^(?:(?:experienced|qualified|certified|professional|full-time|part-time|freelance|self-employed|trained|licensed|practising|practicing)\s+)+",
 )
 
 
@@ -460,12 +396,7 @@ def _accept(predicate: str, value: str) -> bool:
         last = low.split()[-1]
         return bool(_ROLE_WORD.search(last)) and last not in _NOT_ROLES and len(low.split()) <= 5
     if predicate == "role":  # "a New Orleans native" says where someone is from
-        return len(low.split()) <= 5 and low.split()[-1] not in (
-            "native",
-            "local",
-            "resident",
-            "fan",
-        )
+        return len(low.split()) <= 5 and low.split()[-1] not in _NOT_JOBS
     if predicate in ("employer", "location"):
         return len(low.split()) <= 6
     return len(low.split()) <= 10
@@ -520,9 +451,8 @@ def _extract_cached(text: str, first_person: bool) -> tuple[Statement, ...]:
 # "I teach at X, live in Y and now work for Z": the subject "I" is left out after a comma or
 # "and"; putting it back lets the first-person rules see each clause.
 _ELIDED = re.compile(
-    r"(?:,|\band)\s+(?=(?:(?:now|currently|also|then|still|just|recently)\s+)?"
+    r"(?i)(?:,|\band)\s+(?=(?:(?:now|currently|also|then|still|just|recently)\s+)?"
     r"(?:work|worked|live|lived|moved|relocated|prefer|like|love|enjoy|teach|study|speak|use|joined|started)\b)",
-    re.I,
 )
 _ELIDED_BASED = re.compile(r",\s+(?=based in\b)", re.I)
 
@@ -538,9 +468,8 @@ def _restore_subject(sentence: str) -> str:
 # change its slot, so these words are dropped before the rules see the sentence (the fact's
 # source keeps them).
 _TIME_WORDS = re.compile(
-    r"\s*,?\s*\b(?:from now on|right now|for now|now|currently|nowadays|these days|at the moment"
+    r"(?i)\s*,?\s*\b(?:from now on|right now|for now|now|currently|nowadays|these days|at the moment"
     r"|at present|presently)\b,?(?=\s|[.!;]|$)",
-    re.I,
 )
 
 
@@ -555,31 +484,20 @@ _PARSED_SLOTS = ("name", "employer", "role", "location")
 # A message that is a form ("Name: Pavel, job: data analyst, city: Cape Town") or signed off
 # ("Kind regards,\nMira Barros") states the user's facts without a sentence around them.
 _FORM_FIELD = re.compile(
-    r"(?:^|[,;\n]|[.!?]\s|\bmy\s)\s*(?P<key>name|me|(?:day )?job(?: title)?|role|position|occupation|company|"
+    r"(?i)(?:^|[,;\n]|[.!?]\s|\bmy\s)\s*(?P<key>name|me|(?:day )?job(?: title)?|role|position|occupation|company|"
     r"employer|workplace|city|location|home|hometown|based|where I live|where I work)\s*[:?]\s*"
     r"(?P<value>[^,;\n?]+?)\s*"
     r"(?=[,;\n]|[.!]\s|[.!]?$)",
-    re.I,
 )
 _FORM_SLOTS = {
-    "where i live": "location",
-    "where i work": "employer",
-    "name": "name",
-    "me": "name",
-    "job": "role",
-    "day job": "role",
-    "job title": "role",
-    "role": "role",
-    "position": "role",
-    "occupation": "role",
-    "company": "employer",
-    "employer": "employer",
-    "workplace": "employer",
-    "city": "location",
-    "location": "location",
-    "home": "location",
-    "hometown": "location",
-    "based": "location",
+    key: slot
+    for slot, keys in {
+        "location": "where i live|city|location|home|hometown|based",
+        "employer": "where i work|company|employer|workplace",
+        "name": "name|me",
+        "role": "job|day job|job title|role|position|occupation",
+    }.items()
+    for key in keys.split("|")
 }
 # How a message signs off ("Kind regards,"), and the name line that follows it.
 SIGN_OFF_PHRASES = (
@@ -814,14 +732,10 @@ def _drop_partial(facts: list[Statement]) -> list[Statement]:
         )
         if m and m.group("value").split()[0] not in NOT_NAMES:
             out.append(Statement(f.subject, "employer", m.group("value"), f.source))
-    seen: set[tuple[str, str, str, str]] = set()
-    unique = []
+    unique: dict[tuple[str, str, str, str], Statement] = {}  # the first of each
     for f in out:
-        key = (f.subject, f.predicate, f.value.lower(), f.source)
-        if key not in seen:
-            seen.add(key)
-            unique.append(f)
-    return unique
+        unique.setdefault((f.subject, f.predicate, f.value.lower(), f.source), f)
+    return list(unique.values())
 
 
 def _subject(raw: str, earlier: list[Statement]) -> str:
@@ -834,8 +748,7 @@ def _subject(raw: str, earlier: list[Statement]) -> str:
 
 # A sentence that asks rather than states.
 QUESTION = re.compile(
-    r"\?\s*$|^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|can|could|should|would|will|tell me|remind me|explain|describe|list)\b",
-    re.I,
+    r"(?i)\?\s*$|^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|can|could|should|would|will|tell me|remind me|explain|describe|list)\b",
 )
 
 
@@ -920,8 +833,7 @@ _MODALS = frozenset(
 couldn't shouldn't didn't wasn't isn't aren't""".split()
 )
 _ADVERB = re.compile(
-    r"^(?:\w+ly|also|just|still|often|usually|always|never|now|currently|recently|mostly|mainly|even)$",
-    re.I,
+    r"(?i)^(?:\w+ly|also|just|still|often|usually|always|never|now|currently|recently|mostly|mainly|even)$",
 )
 _PRONOUNS = [
     (re.compile(r"\bI(?:'m| am)\b"), "User is"),
@@ -952,9 +864,7 @@ def conjugate(verb: str) -> str:
         return verb
     if re.search(r"(?:s|sh|ch|x|z|o)$", low):
         return verb + "es"
-    if re.search(r"[^aeiou]y$", low):
-        return verb[:-1] + "ies"
-    return verb + "s"
+    return verb[:-1] + "ies" if re.search(r"[^aeiou]y$", low) else verb + "s"
 
 
 _TO_FIRST = {"is": "am", "was": "was", "has": "have", "does": "do", "doesn't": "don't"}
@@ -973,8 +883,7 @@ def base_verb(word: str) -> str:
 
 
 _USER_VERB = re.compile(
-    r"\b(?:the )?user ((?:also|still|really|often|usually|always|never|now|just|mostly|\w+ly) )?([\w']+)",
-    re.I,
+    r"(?i)\b(?:the )?user ((?:also|still|really|often|usually|always|never|now|just|mostly|\w+ly) )?([\w']+)",
 )
 
 
@@ -1043,8 +952,7 @@ def to_third_person(sentence: str) -> str:
 
 # A retraction: "forget that ...", "I no longer ...", "I'm not ... anymore", "I stopped ...".
 FORGET = re.compile(
-    r"\b(?:forget|delete|remove|erase)\s+(?:that\s+|about\s+|the (?:memory|fact) (?:that|about)\s+)?(?P<value>[^.!?\n]{2,200})"
+    r"(?i)\b(?:forget|delete|remove|erase)\s+(?:that\s+|about\s+|the (?:memory|fact) (?:that|about)\s+)?(?P<value>[^.!?\n]{2,200})"
     r"|\b(?:i\s*(?:'m|am|'ve|have)?\s+)?(?:no longer|don't|do not|not)\s+(?P<value2>[^.!?\n]{2,120}?)\s+(?:anymore|any more)\b"
     r"|\bi\s*(?:'m|am|'ve|have|do|did)?\s+(?:no longer|quit|left|stopped|gave up)\s+(?P<value3>[^.!?\n]{2,120})",
-    re.I,
 )

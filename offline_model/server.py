@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from offline_model.model import ContextWindowExceeded, OfflineChatModel
+from offline_model.model import ContextWindowExceeded, OfflineChatModel, output_tokens
 from offline_model.rules import STOPWORDS
 from offline_model.skills import user_facts
 from offline_model.text import content_text
@@ -87,6 +87,9 @@ CHAT_PARAMETERS = frozenset(
 )
 EMBEDDING_PARAMETERS = frozenset("model input encoding_format dimensions user".split())
 EMBEDDING_ENCODING = "cl100k_base"  # the text-embedding-3 models' tokenizer
+# server.stats' counters, each starting at 0 (rejections, models and skills are kept besides).
+COUNTERS = """chat_requests streamed_requests prompt_tokens completion_tokens embedding_requests
+embedded_texts rejected_requests"""
 STREAM_ARGUMENT_CHARS = 24  # tool-call arguments are streamed in pieces of this many characters
 
 
@@ -161,10 +164,15 @@ def _wrong_type(param: str, expected: str, value: Any) -> APIError:
     )
 
 
+def _expect(value: Any, kind: type, param: str, expected: str) -> None:
+    """OpenAI's "Invalid type" error unless `value` is of `kind`."""
+    if not isinstance(value, kind):
+        raise _wrong_type(param, expected, value)
+
+
 def _check_name(name: Any, param: str) -> None:
     """A function or schema name: ^[a-zA-Z0-9_-]+$, at most 64 characters."""
-    if not isinstance(name, str):
-        raise _wrong_type(param, "a string", name)
+    _expect(name, str, param, "a string")
     if len(name) > MAX_NAME_LENGTH:
         raise APIError(
             f"Invalid '{param}': string too long. Expected a string with maximum length "
@@ -201,21 +209,17 @@ def strict_schema_error(schema: Any) -> str | None:
     error = _strict_node_error(schema, (), 0, schema, totals)
     if error:
         return error
-    if totals["properties"] > STRICT_MAX_PROPERTIES:
-        return (
-            f"schema has {totals['properties']} object properties, more than the limit of "
-            f"{STRICT_MAX_PROPERTIES}."
-        )
-    if totals["enum"] > STRICT_MAX_ENUM_VALUES:
-        return (
-            f"schema has {totals['enum']} enum values, more than the limit of "
-            f"{STRICT_MAX_ENUM_VALUES}."
-        )
-    if totals["chars"] > STRICT_MAX_STRING_CHARS:
-        return (
-            f"property names, definition names, enum and const values total {totals['chars']} "
-            f"characters, more than the limit of {STRICT_MAX_STRING_CHARS}."
-        )
+    for key, limit, what in (
+        ("properties", STRICT_MAX_PROPERTIES, "schema has {} object properties"),
+        ("enum", STRICT_MAX_ENUM_VALUES, "schema has {} enum values"),
+        (
+            "chars",
+            STRICT_MAX_STRING_CHARS,
+            "property names, definition names, enum and const values total {} characters",
+        ),
+    ):
+        if totals[key] > limit:
+            return f"{what.format(totals[key])}, more than the limit of {limit}."
     return None
 
 
@@ -368,8 +372,7 @@ def _content_ok(content: Any, param: str, allow_none: bool) -> None:
         return
     if isinstance(content, str):
         return
-    if not isinstance(content, list):
-        raise _wrong_type(param, "one of a string or array of objects", content)
+    _expect(content, list, param, "one of a string or array of objects")
     for j, part in enumerate(content):
         if not isinstance(part, dict) or "type" not in part:
             raise _missing(f"{param}[{j}].type")
@@ -384,8 +387,7 @@ def validate_openai_messages(messages: Any) -> None:
     # it.
     if messages is None:
         raise _missing("messages")
-    if not isinstance(messages, list):
-        raise _wrong_type("messages", "an array", messages)
+    _expect(messages, list, "messages", "an array")
     if not messages:
         raise _empty_array("messages")
     pending: list[str] | None = None  # ids still to answer, in call order
@@ -422,8 +424,7 @@ def _unanswered(pending: list[str], calls_at: int) -> APIError:
 
 def _message_role(i: int, m: Any) -> str:
     """The role of messages[i], once its role, content and name are ones OpenAI accepts."""
-    if not isinstance(m, dict):
-        raise _wrong_type(f"messages[{i}]", "an object", m)
+    _expect(m, dict, f"messages[{i}]", "an object")
     role = m.get("role")
     if role is None:
         raise _missing(f"messages[{i}].role")
@@ -435,8 +436,7 @@ def _message_role(i: int, m: Any) -> str:
         allow_none=role == "assistant" and ("tool_calls" in m or "function_call" in m),
     )
     if "name" in m and m["name"] is not None:
-        if not isinstance(m["name"], str):
-            raise _wrong_type(f"messages[{i}].name", "a string", m["name"])
+        _expect(m["name"], str, f"messages[{i}].name", "a string")
         if not MESSAGE_NAME_PATTERN.match(m["name"]):
             raise APIError(
                 f"Invalid 'messages[{i}].name': string does not match pattern. Expected a "
@@ -486,13 +486,11 @@ def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
     """The ids of messages[i]'s tool calls, once each call is one OpenAI accepts."""
     if tool_calls is None:
         return []
-    if not isinstance(tool_calls, list):
-        raise _wrong_type(f"messages[{i}].tool_calls", "an array", tool_calls)
+    _expect(tool_calls, list, f"messages[{i}].tool_calls", "an array")
     ids = []
     for j, call in enumerate(tool_calls):
         where = f"messages[{i}].tool_calls[{j}]"
-        if not isinstance(call, dict):
-            raise _wrong_type(where, "an object", call)
+        _expect(call, dict, where, "an object")
         if not isinstance(call.get("id"), str):
             raise _missing(f"{where}.id")
         if call.get("type", "function") != "function":
@@ -509,14 +507,12 @@ def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
 
 def validate_tools(tools: Any) -> list[dict]:
     """OpenAI's checks on `tools` (valid unique function names, strict parameters); returns them."""
-    if not isinstance(tools, list):
-        raise _wrong_type("tools", "an array", tools)
+    _expect(tools, list, "tools", "an array")
     if not tools:
         raise _empty_array("tools")
     seen: dict[str, int] = {}
     for i, t in enumerate(tools):
-        if not isinstance(t, dict):
-            raise _wrong_type(f"tools[{i}]", "an object", t)
+        _expect(t, dict, f"tools[{i}]", "an object")
         if t.get("type") != "function":
             raise _invalid_value(t.get("type"), ("function",), f"tools[{i}].type")
         fn = t.get("function")
@@ -536,8 +532,7 @@ def validate_tools(tools: Any) -> list[dict]:
         params = fn.get("parameters")
         param = f"tools[{i}].function.parameters"
         if params is not None:
-            if not isinstance(params, dict):
-                raise _wrong_type(param, "an object", params)
+            _expect(params, dict, param, "an object")
             if "type" in params and params["type"] != "object":
                 raise APIError(
                     f"Invalid schema for function {name!r}: schema must be a JSON Schema of "
@@ -564,8 +559,7 @@ def validate_tool_choice(tool_choice: Any, tools: list | None) -> None:
         if tool_choice not in ("none", "auto", "required"):
             raise _invalid_value(tool_choice, ("none", "auto", "required"), "tool_choice")
         return
-    if not isinstance(tool_choice, dict):
-        raise _wrong_type("tool_choice", "one of a string or an object", tool_choice)
+    _expect(tool_choice, dict, "tool_choice", "one of a string or an object")
     if tool_choice.get("type") != "function":
         raise _invalid_value(tool_choice.get("type"), ("function",), "tool_choice.type")
     fn = tool_choice.get("function")
@@ -582,8 +576,7 @@ def validate_tool_choice(tool_choice: Any, tools: list | None) -> None:
 
 def validate_response_format(response_format: Any) -> dict:
     """OpenAI's checks on `response_format` (type, json_schema name, strict schema); returns it."""
-    if not isinstance(response_format, dict):
-        raise _wrong_type("response_format", "an object", response_format)
+    _expect(response_format, dict, "response_format", "an object")
     kind = response_format.get("type")
     if kind is None:
         raise _missing("response_format.type")
@@ -594,8 +587,7 @@ def validate_response_format(response_format: Any) -> dict:
     spec = response_format.get("json_schema")
     if spec is None:
         raise _missing("response_format.json_schema")
-    if not isinstance(spec, dict):
-        raise _wrong_type("response_format.json_schema", "an object", spec)
+    _expect(spec, dict, "response_format.json_schema", "an object")
     if "name" not in spec:
         raise _missing("response_format.json_schema.name")
     _check_name(spec["name"], "response_format.json_schema.name")
@@ -633,8 +625,7 @@ def validate_chat(body: dict) -> None:
     _check_unknown(body, CHAT_PARAMETERS)
     if not body.get("model"):
         raise APIError("you must provide a model parameter")
-    if not isinstance(body["model"], str):
-        raise _wrong_type("model", "a string", body["model"])
+    _expect(body["model"], str, "model", "a string")
     for legacy in ("functions", "function_call"):
         if legacy in body:
             raise APIError(
@@ -651,8 +642,7 @@ def validate_chat(body: dict) -> None:
     if "parallel_tool_calls" in body:
         if tools is None:
             raise _needs_tools("parallel_tool_calls")
-        if not isinstance(body["parallel_tool_calls"], bool):
-            raise _wrong_type("parallel_tool_calls", "a boolean", body["parallel_tool_calls"])
+        _expect(body["parallel_tool_calls"], bool, "parallel_tool_calls", "a boolean")
     if body.get("response_format") is not None:
         response_format = validate_response_format(body["response_format"])
         if response_format["type"] == "json_object" and not any(
@@ -791,24 +781,22 @@ SYNONYMS: list[tuple[str, tuple[str, ...]]] = [
 # (so a summary of a reworded chat does not carry them).
 POLITE = ("Happy to help.", "Let me know if you need anything else.", "Glad to help.")
 VERDICT = re.compile(
-    r"^(?:yes|no|not[ _]relevant|relevant|irrelevant|true|false|correct|incorrect)\b", re.I
+    r"(?i)^(?:yes|no|not[ _]relevant|relevant|irrelevant|true|false|correct|incorrect)\b"
 )
 # A sentence starting with one of these leans on the one before it: they move together.
 DEPENDENT = re.compile(
-    r"^(?:it|its|it's|this|that|these|those|they|their|he|she|his|her|also|however|but|and|so"
+    r"(?i)^(?:it|its|it's|this|that|these|those|they|their|he|she|his|her|also|however|but|and|so"
     r"|then|because|therefore|otherwise|instead|still|both|each|here|there|that said|since)\b",
-    re.I,
 )
 USER_SUBJECT = re.compile(
     r"\bUser(?='s\b| (?:is|was|has|had|can|will|would|does|did|doesn't|didn't|isn't|wasn't"
     r"|[a-z]+s)\b)"
 )
 _PROTECT = re.compile(
-    r"```.*?```|`[^`\n]*`|(?:https?://|www\.)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]]"
+    r"(?s)```.*?```|`[^`\n]*`|(?:https?://|www\.)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]]"
     r"|[\w.+-]+@[\w-]+\.\w[\w.-]*\w"
     r"|(?<![\w/])/[\w.~-]+(?:/[\w.~-]*)*|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f-]{14,}\b"
     r"|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b",
-    re.S,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z\ue000])")
 _LIST_LINE = re.compile(r"^(?P<mark>\s*(?:[-*•]|\d+[.)])\s+)(?P<text>.*\S.*)$")
@@ -1203,17 +1191,10 @@ class _Reply:
     skill: str
 
 
-def _output_tokens(content: str | None, tool_calls: list[dict]) -> int:
-    """Completion tokens as OfflineChatModel counts them (text, then name + JSON per call)."""
-    from memlib.tokens import count_text_tokens
-
-    n = count_text_tokens(content or "")
-    for call in tool_calls:
-        n += count_text_tokens(call["name"] + json.dumps(call["args"]))
-    return n
-
-
-def _with_output_tokens(usage: dict, output: int) -> dict:
+def _with_output_tokens(usage: dict, content: str | None, tool_calls: list[dict]) -> dict:
+    """`usage` with the output tokens recounted for this content and these calls, as
+    OfflineChatModel counts them."""
+    output = output_tokens(content or "", tool_calls)
     return {**usage, "output_tokens": output, "total_tokens": usage["input_tokens"] + output}
 
 
@@ -1251,7 +1232,7 @@ def run_offline(body: dict, messages: list) -> _Reply:
             usage = dict(message.usage_metadata)
             if body.get("parallel_tool_calls") is False and len(calls) > 1:
                 calls = calls[:1]  # OpenAI then makes at most one call
-                usage = _with_output_tokens(usage, _output_tokens(None, calls))
+                usage = _with_output_tokens(usage, None, calls)
             for c in calls:
                 fn = strict.get(c["name"])
                 if fn and fn.get("parameters"):
@@ -1271,17 +1252,12 @@ def run_offline(body: dict, messages: list) -> _Reply:
         if schema is None:  # json_object with no keys named: the text answer, as JSON
             message = model.invoke(messages, **kwargs)
             content = json.dumps({"response": message.content}, ensure_ascii=False)
-            usage = _with_output_tokens(dict(message.usage_metadata), _output_tokens(content, []))
+            usage = _with_output_tokens(dict(message.usage_metadata), content, [])
             return _Reply(content, [], usage, "json_object")
         strict = bool(response_format.get("json_schema", {}).get("strict"))
-        tool = {
-            "type": "function",
-            "function": {
-                "name": name,
-                "description": description,
-                "parameters": _relaxed(schema) if strict else schema,
-            },
-        }
+        parameters = _relaxed(schema) if strict else schema
+        function = {"name": name, "description": description, "parameters": parameters}
+        tool = {"type": "function", "function": function}
         kwargs.pop("stop", None)
         message = model.bind_tools([tool], tool_choice="any").invoke(messages, **kwargs)
         args = message.tool_calls[0]["args"] if message.tool_calls else {}
@@ -1291,12 +1267,8 @@ def run_offline(body: dict, messages: list) -> _Reply:
         return _Reply(content, [], dict(message.usage_metadata), "structured_output")
 
     message = model.invoke(messages, **kwargs)
-    return _Reply(
-        message.content,
-        [],
-        dict(message.usage_metadata),
-        message.response_metadata.get("skill", ""),
-    )
+    skill = message.response_metadata.get("skill", "")
+    return _Reply(message.content, [], dict(message.usage_metadata), skill)
 
 
 def _user_name(messages: list) -> str | None:
@@ -1329,7 +1301,7 @@ def reworded_reply(reply: _Reply, body: dict, messages: list) -> _Reply:
             {**c, "args": reword_args(c["args"], schemas.get(c["name"]), user_name=user_name)}
             for c in calls
         ]
-    usage = _with_output_tokens(reply.usage, _output_tokens(content, calls))
+    usage = _with_output_tokens(reply.usage, content, calls)
     return _Reply(content, calls, usage, reply.skill)
 
 
@@ -1692,18 +1664,8 @@ class OpenAICompatibleServer:
     def reset_stats(self) -> None:
         """Zero the counters."""
         with self._stats_lock:
-            self._stats = {
-                "chat_requests": 0,
-                "streamed_requests": 0,
-                "prompt_tokens": 0,
-                "completion_tokens": 0,
-                "embedding_requests": 0,
-                "embedded_texts": 0,
-                "rejected_requests": 0,
-                "rejections": [],
-                "models": Counter(),
-                "skills": Counter(),
-            }
+            self._stats = dict.fromkeys(COUNTERS.split(), 0)
+            self._stats |= {"rejections": [], "models": Counter(), "skills": Counter()}
 
     @property
     def stats(self) -> dict:
@@ -1718,17 +1680,10 @@ class OpenAICompatibleServer:
         return snapshot
 
     def _record_rejection(self, path: str, error: APIError) -> None:
+        entry = {"path": path, "status": error.status, "param": error.param, "code": error.code}
         with self._stats_lock:
             self._stats["rejected_requests"] += 1
-            self._stats["rejections"].append(
-                {
-                    "path": path,
-                    "status": error.status,
-                    "param": error.param,
-                    "code": error.code,
-                    "message": error.message,
-                }
-            )
+            self._stats["rejections"].append({**entry, "message": error.message})
 
     # -- endpoints -----------------------------------------------------------------------------
 

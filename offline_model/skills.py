@@ -83,10 +83,8 @@ class Request:
 
     @property
     def last_human_index(self) -> int:
-        for i in range(len(self.messages) - 1, -1, -1):
-            if self.messages[i].type == "human":
-                return i
-        return -1
+        human = [i for i, m in enumerate(self.messages) if m.type == "human"]
+        return human[-1] if human else -1
 
     @property
     def last_human(self) -> str:
@@ -99,14 +97,12 @@ class Request:
 
 
 SUMMARIZE_PATTERN = re.compile(
-    r"\b(?:summari[sz]e|summari[sz]ing|condense|compress|shorten|recap|tl;?dr|boil (?:it )?down)\b"
+    r"(?i)\b(?:summari[sz]e|summari[sz]ing|condense|compress|shorten|recap|tl;?dr|boil (?:it )?down)\b"
     r"|\b(?:create|write|produce|give|make|extend|update|generate|provide|return|draft)\b[^.\n:]{0,40}\bsummary\b",
-    re.I,
 )
 GRADE_PATTERN = re.compile(
-    r"\bgrad(?:e|er|ing)\b|\bbinary score\b|\brelevance\b|['\"]relevant['\"]|\brelevant or not\b"
+    r"(?i)\bgrad(?:e|er|ing)\b|\bbinary score\b|\brelevance\b|['\"]relevant['\"]|\brelevant or not\b"
     r"|\b(?:is|are) (?:it|the|this|these) (?:(?:document|doc|passage|snippet|chunk)s? )?(?:relevant|useful|related)\b",
-    re.I,
 )
 
 
@@ -115,18 +111,15 @@ def classify(request: Request) -> str:
     instruction = request.last_human + "\n" + request.system_text
     if GRADE_PATTERN.search(instruction) and grading_inputs(request):
         return "grade"
-    if _summary_instruction(request) is not None:
-        return "summarize"
-    return "answer"
+    return "summarize" if _summary_instruction(request) is not None else "answer"
 
 
 # --------------------------------------------------------------------------------------------
 # Skill: grade a document's relevance to a query.
 
 _SECTION_LABEL = re.compile(
-    r"(?:<(?P<tag>question|query|document|doc|context|passage)>)"
+    r"(?i)(?:<(?P<tag>question|query|document|doc|context|passage)>)"
     r"|(?:(?:here is|here's)\s+)?(?:the\s+)?(?P<label>retrieved document|user question|search query|current query|question|query|document|doc|passage|snippet|chunk|context)\s*\d*\s*:",
-    re.I,
 )
 _QUERY_LABELS = {"user question", "search query", "current query", "question", "query"}
 _LABEL_CHOICE = re.compile(r"['\"](\w[\w -]{0,20})['\"]\s*(?:or|/)\s*['\"](\w[\w -]{0,20})['\"]")
@@ -233,18 +226,13 @@ def grade_skill(request: Request) -> str:
 _COUNT = r"(?<![\d,.])(\d{1,3}(?:,\d{3})+|\d+)"  # "15,000 words" is 15000, never "000 words"
 _BUDGET_RULES = [
     (
-        re.compile(
-            rf"\b(?:under|fewer than|less than|below|shorter than)\s+{_COUNT}\s+words", re.I
-        ),
+        re.compile(rf"(?i)\b(?:under|fewer than|less than|below|shorter than)\s+{_COUNT}\s+words"),
         -1,
     ),
     (re.compile(rf"{_COUNT}\s+words?\s+or\s+(?:less|fewer)", re.I), 0),
     (
         re.compile(
-            r"\b(?:at most|no more than|max(?:imum)?(?: of)?|up to|within|not exceeding|in|to|with|using|about|around)\s+"
-            + _COUNT
-            + r"\s+words",
-            re.I,
+            rf"(?i)\b(?:at most|no more than|max(?:imum)?(?: of)?|up to|within|not exceeding|in|to|with|using|about|around)\s+{_COUNT}\s+words"
         ),
         0,
     ),
@@ -252,11 +240,11 @@ _BUDGET_RULES = [
 ]
 _NUMBER_WORDS = {"one": 1, "a single": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _SENTENCE_BUDGET = re.compile(
-    r"\b(one|a single|two|three|four|five|\d+)(?:\s+|-)sentences?\b|\bin (a) sentence\b", re.I
+    r"(?i)\b(one|a single|two|three|four|five|\d+)(?:\s+|-)sentences?\b|\bin (a) sentence\b"
 )
 WORDS_PER_SENTENCE = 25  # a sentence budget, where a word budget is needed
 _PREVIOUS_SUMMARY = re.compile(
-    r"(?:this is (?:a |the )?summary of the conversation(?: so far| to date)?"
+    r"(?is)(?:this is (?:a |the )?summary of the conversation(?: so far| to date)?"
     r"|(?:previous|existing|current|running|prior|earlier) summary(?: of [\w ]{1,30}?)?"
     r"|summary of (?:the )?(?:earlier |previous )?conversation(?: so far| to date)?"
     r"|summary so far)\s*:\s*(?P<summary>.*?)"
@@ -264,21 +252,17 @@ _PREVIOUS_SUMMARY = re.compile(
     # the end; an instruction word inside the summary ("How do writes...") does not end it.
     r"(?=\n\s*\n|\n\s*(?:extend|update|new messages|new lines|now|produce|create|write|incorporate|taking)\b"
     r"|(?<=[.!?:])\s+(?:extend|update|incorporate)\b|$)",
-    re.I | re.S,
 )
 _IMPERATIVE = re.compile(
-    r"^(?:focus|keep|include|be|use only|reply|mention|preserve|do not|don't|avoid|return|write|output|respond|make sure|ensure|only|please|answer|limit|capture|note|highlight)\b",
-    re.I,
+    r"(?i)^(?:focus|keep|include|be|use only|reply|mention|preserve|do not|don't|avoid|return|write|output|respond|make sure|ensure|only|please|answer|limit|capture|note|highlight)\b",
 )
 _SPEAKER = re.compile(r"^\s*(?P<who>user|human|assistant|ai|system|tool)\s*:\s*(?P<text>.*)$", re.I)
 _LABEL_ONLY = re.compile(r"^\s*[\w ]{1,30}:\s*$")
 _SMALL_TALK = re.compile(
-    r"^(?:hi|hello|hey|thanks|thank you|you're welcome|sure|ok|okay|great|got it|no problem|cheers|bye|goodbye|nice to meet you|how can i help|happy to help|of course|absolutely|sounds good|will do|understood|noted|good idea|exactly|right|glad|you bet)\b",
-    re.I,
+    r"(?i)^(?:hi|hello|hey|thanks|thank you|you're welcome|sure|ok|okay|great|got it|no problem|cheers|bye|goodbye|nice to meet you|how can i help|happy to help|of course|absolutely|sounds good|will do|understood|noted|good idea|exactly|right|glad|you bet)\b",
 )
 _FILLER = re.compile(
-    r"\b(?:a|an|the(?! user)|really|very|just|actually|basically|quite|pretty|definitely|um|uh|please|kind of|sort of|i think|currently)\s+",
-    re.I,
+    r"(?i)\b(?:a|an|the(?! user)|really|very|just|actually|basically|quite|pretty|definitely|um|uh|please|kind of|sort of|i think|currently)\s+",
 )
 
 
@@ -334,10 +318,8 @@ def _budget(instruction: str, kwargs: dict) -> int | None:
     words, sentences = _length_limits(instruction)
     budget = words if words is not None else (WORDS_PER_SENTENCE * sentences if sentences else None)
     by_tokens = _token_words(kwargs)
-    if by_tokens:
+    if by_tokens:  # every budget here is at least 1: _length_limits refuses less
         budget = min(budget, by_tokens) if budget else by_tokens
-    if budget is not None and budget < 1:
-        raise ValueError(f"word budget must be at least 1, got {budget!r}")
     return budget
 
 
@@ -433,9 +415,7 @@ def summarize(request: Request) -> str:
     gets `_summarize_text`."""
     spec = _parse_summary_request(request)
     units = _dialogue_units(spec.units)
-    if units is not None:
-        return summarize_dialogue(spec, units)
-    return _summarize_text(spec)
+    return summarize_dialogue(spec, units) if units is not None else _summarize_text(spec)
 
 
 def _summarize_text(spec: _Summary) -> str:
@@ -514,55 +494,47 @@ def _summarize_text(spec: _Summary) -> str:
 # Dialogue summaries: one clause per exchange, then detail while the budget lasts.
 
 _GREETING_SENTENCE = re.compile(
-    r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|greetings)\b[\w ,'-]{0,25}[.!]*$", re.I
+    r"(?i)^(?:hi|hello|hey|good (?:morning|afternoon|evening)|greetings)\b[\w ,'-]{0,25}[.!]*$"
 )
 _ACK = re.compile(
-    r"^(?:noted|got it|understood|ok(?:ay)?|sure|will do|done|great|perfect|nice to meet|thanks|"
+    r"(?i)^(?:noted|got it|understood|ok(?:ay)?|sure|will do|done|great|perfect|nice to meet|thanks|"
     r"thank you|you're welcome|i've (?:saved|noted|deleted|stored|updated)|i'll (?:remember|keep|note)|"
     r"hello|hi|hey|welcome|glad|happy to help|good question|great question|exactly|correct|right)\b",
-    re.I,
 )
 _USER_ACK = re.compile(
-    r"^(?:that(?:'s| is| was| makes sense)|this is|it's|it is|sounds|makes sense|perfect|nice|cool)\s*"
+    r"(?i)^(?:that(?:'s| is| was| makes sense)|this is|it's|it is|sounds|makes sense|perfect|nice|cool)\s*"
     r"(?:a |an |very |really |so |much |now )?(?:good|great|helpful|clear|clearer|useful|nice|"
     r"perfect|interesting|cool|fine|neat|handy|better|easy|simple|start|sense)?\b",
-    re.I,
 )
 _ANSWER_LEAD = re.compile(
-    r"^(?:from what i have in context|based on (?:the|my|your) (?:context|notes|documents?)|"
+    r"(?i)^(?:from what i have in context|based on (?:the|my|your) (?:context|notes|documents?)|"
     r"based on a similar past task|according to (?:the|my) (?:context|notes|documents?))\s*[:,]\s*",
-    re.I,
 )
 _NO_INFO = re.compile(r"\bI (?:don't|do not) (?:have|know)\b|\bI can't answer\b", re.I)
 _LEADING_COURTESY = re.compile(
-    r"^(?:(?:hi|hello|hey|thanks|thank you|ok(?:ay)?|great|cool|sure|good|right|so|well)\b[\w ]{0,12}?[,!.]\s+)+",
-    re.I,
+    r"(?i)^(?:(?:hi|hello|hey|thanks|thank you|ok(?:ay)?|great|cool|sure|good|right|so|well)\b[\w ]{0,12}?[,!.]\s+)+",
 )
 _SALUTATION = re.compile(rf"^(?:dear\b[\w .'-]{{0,40}}|{SIGN_OFF_PHRASES})[,.!]*$", re.I)
 _INSTRUCTION_ECHO = re.compile(
-    r"^(?:reply|return|respond|output|give|answer|write|provide)\b[^.]{0,40}\bsummary\b|\bsummary only\b"
+    r"(?i)^(?:reply|return|respond|output|give|answer|write|provide)\b[^.]{0,40}\bsummary\b|\bsummary only\b"
     r"|^(?:reply|return|respond|output|answer) (?:with )?only\b",
-    re.I,
 )
 _CALL_LINE = re.compile(
-    r"^(?:assistant|ai)\s+called\s+(?:tool\s+)?(?P<name>[\w.-]+)(?:\s*\(|\s+with\b|\s*$)", re.I
+    r"(?i)^(?:assistant|ai)\s+called\s+(?:tool\s+)?(?P<name>[\w.-]+)(?:\s*\(|\s+with\b|\s*$)"
 )
 _RESULT_LINE = re.compile(
-    r"^(?:tool result(?:\s*\((?P<n1>[\w.-]+)\))?|tool\s+(?P<n2>[\w.-]+)\s+returned)\s*:\s*(?P<text>.*)$",
-    re.I | re.S,
+    r"(?is)^(?:tool result(?:\s*\((?P<n1>[\w.-]+)\))?|tool\s+(?P<n2>[\w.-]+)\s+returned)\s*:\s*(?P<text>.*)$",
 )
 _ASK_LEAD = re.compile(
-    r"^(?:(?:and|so|ok|okay|also|now|then|but|next)\b[, ]*)*"
+    r"(?i)^(?:(?:and|so|ok|okay|also|now|then|but|next)\b[, ]*)*"
     r"(?:(?:can|could|would|will) you (?:please )?|please )?"
     r"(?P<word>explain|describe|tell me (?:about|how|what|why|where|when)|show me|remind me (?:of|about)|"
     r"help me (?:with|to)|what(?:'s| is| are| was| were| does| do)?|which|who(?:'s| is| are)?|"
     r"where(?:'s| is| are)?|when(?:'s| is| are)?|why(?:'s| is| are| do| does)?|how (?:often|long|far|soon)|how(?: is| are| do| does| did| can| should| would| many| much)?|"
     r"is|are|do|does|can|should)?\b\s*",
-    re.I,
 )
 _AUX_PRONOUN = re.compile(
-    r"^(?:(?:should|can|could|do|does|did|would|will|shall|is|are|must)\s+)?(?:i|we|you|one)\s+",
-    re.I,
+    r"(?i)^(?:(?:should|can|could|do|does|did|would|will|shall|is|are|must)\s+)?(?:i|we|you|one)\s+",
 )
 _FOCUS_TAIL = re.compile(r"\s+(?:for|about|with|used for|like)\s*$", re.I)
 _CLAUSE_CUT = re.compile(
@@ -599,10 +571,9 @@ def _focus(question: str) -> str:
     elif word in ("what", "which") and not pronoun:
         # "What runtime do we expect after X?" -> "runtime to expect after X"
         inner = re.match(
-            r"^(?P<noun>[\w' -]+?)\s+(?:do|does|did|should|can|will|would|must)\s+"
+            r"(?i)^(?P<noun>[\w' -]+?)\s+(?:do|does|did|should|can|will|would|must)\s+"
             r"(?:i|we|you|they|it|the team)\s+(?P<verb>.+)$",
             rest,
-            re.I,
         )
         if inner:
             rest = f"{inner.group('noun')} to {inner.group('verb')}"
@@ -632,13 +603,8 @@ def _drop_repeated_subject(sentence: str, topic: str) -> str:
     m = re.match(
         r"^(?:(?:a|an|the)\s+)?(?P<subj>[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|means)\s+", sentence, re.I
     )
-    if (
-        m
-        and content_terms(m.group("subj"))
-        and content_terms(m.group("subj")) <= content_terms(topic)
-    ):
-        return sentence[m.end() :]
-    return sentence
+    subject = content_terms(m.group("subj")) if m else set()
+    return sentence[m.end() :] if subject and subject <= content_terms(topic) else sentence
 
 
 def _cut(text: str, n: int) -> str:
@@ -801,12 +767,8 @@ def _dialogue_units(units: list[tuple[str, str]]) -> list[tuple[str, str]] | Non
         if speaker in ("assistant", "ai", "text") and call:
             out.append(("call", call.group("name")))
         elif speaker == "text" and result:
-            out.append(
-                (
-                    "result",
-                    f"{result.group('n1') or result.group('n2') or ''}\t{result.group('text')}",
-                )
-            )
+            name = result.group("n1") or result.group("n2") or ""
+            out.append(("result", f"{name}\t{result.group('text')}"))
         elif speaker.startswith("tool"):
             out.append(("result", f"{speaker.partition(':')[2]}\t{text}"))
         elif speaker in ("user", "human"):
@@ -1048,9 +1010,8 @@ def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
 
 
 _DECISION = re.compile(
-    r"\b(?:decid\w*|agree\w*|chose|chosen|will|plan(?:s|ned)?|must|deadline|by (?:monday|tuesday|"
+    r"(?i)\b(?:decid\w*|agree\w*|chose|chosen|will|plan(?:s|ned)?|must|deadline|by (?:monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday|tomorrow|next week)|signs? off|approved?|settled)\b",
-    re.I,
 )
 
 
@@ -1105,8 +1066,7 @@ def _fit(text: str, budget: int) -> str:
 # Skill: answer from the context given (memories in the system prompt, history, tool results).
 
 _INSTRUCTION_SENTENCE = re.compile(
-    r"^(?:you are|you're|you have|use|answer|be|always|never|respond|reply|do not|don't|only|if|when|keep|act|your (?:job|task|role))\b",
-    re.I,
+    r"(?i)^(?:you are|you're|you have|use|answer|be|always|never|respond|reply|do not|don't|only|if|when|keep|act|your (?:job|task|role))\b",
 )
 _GREETING = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[\s!,.]*$", re.I)
 _THANKS = re.compile(r"^\s*(?:thanks|thank you|cheers|great|perfect|awesome|ok|okay)\b[^?]*$", re.I)
@@ -1152,7 +1112,7 @@ def _say(fact: Statement) -> str:
 
 
 _EARLIER = re.compile(
-    r"\b(?:before|previously|used to|formerly|former|prior to|earlier|originally|old)\b", re.I
+    r"(?i)\b(?:before|previously|used to|formerly|former|prior to|earlier|originally|old)\b"
 )
 _PAST_PHRASES = {
     "name": "your name was {v}",
@@ -1268,16 +1228,14 @@ _NUMBER_WORD = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "fiv
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _RELATIVE = re.compile(
-    r"\b(?:(?P<last>last|this|next|coming|on|by|until|from|before|after)\s+)?(?P<day>"
-    + "|".join(_WEEKDAYS)
-    + r")\b(?!s\b|\s+(?:mornings|afternoons|evenings|nights)\b)"
+    r"(?i)\b(?:(?P<last>last|this|next|coming|on|by|until|from|before|after)\s+)?"
+    rf"(?P<day>{'|'.join(_WEEKDAYS)})\b(?!s\b|\s+(?:mornings|afternoons|evenings|nights)\b)"
     r"|\b(?P<word>yesterday|today|tonight|tomorrow)\b"
     r"|\bin\s+(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<unit>days?|weeks?)\b"
     r"|\b(?P<ago>\d+|a|one|two|three|four|five|six)\s+(?P<unit2>days?|weeks?)\s+ago\b"
     rf"|\b(?P<month>{_MONTH})\s+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:-|:|\d{{4}}))"
     rf"|\b(?P<dm>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH})\b(?!\s+\d{{4}})"
     r"|\bthe\s+(?P<nth>\d{1,2})(?:st|nd|rd|th)\b",
-    re.I,
 )
 
 
@@ -1375,9 +1333,8 @@ def _gives(sentence: str, labels: set[str], question: str) -> bool:
         )
     if "CARDINAL" in labels:
         found += re.findall(
-            r"\b\d[\d,.]*k?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|half|twice|once)\b",
+            r"(?i)\b\d[\d,.]*k?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|half|twice|once)\b",
             sentence,
-            re.I,
         )
     return any(not content_terms(f) or not content_terms(f) <= asked for f in found)
 
@@ -1424,7 +1381,7 @@ def _tell(statement: Said, asks_when: bool) -> str:
 
 _POLAR = re.compile(r"^(?:is|am|are|was|were|do|does|did|have|has|had|can|will)\b", re.I)
 _NEGATED = re.compile(
-    r"\b(?:not|no|never|no longer|cancel\w*|stopped|quit|sold|gave up)\b|n't\b", re.I
+    r"(?i)\b(?:not|no|never|no longer|cancel\w*|stopped|quit|sold|gave up)\b|n't\b"
 )
 SAME_TOPIC_COSINE = 0.5  # a statement sharing no noun with the question must be this close
 SAME_SUBJECT_COSINE = 0.55  # two statements this close are about the same thing: the newer wins
@@ -1503,9 +1460,8 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
 
 _PREFACE = re.compile(r"^[^:?]{1,60}:\s+(?=\S)")
 _AND_ASK = re.compile(
-    r",?\s+and\s+(?=(?:what|who|whom|whose|where|when|which|why|how|do|does|did|is|are|am|can|"
+    r"(?i),?\s+and\s+(?=(?:what|who|whom|whose|where|when|which|why|how|do|does|did|is|are|am|can|"
     r"will|has|have)\b)",
-    re.I,
 )
 _PRONOUN = re.compile(r"\b(?:he|she|they|it|him|her|them|his|their|its)\b", re.I)
 
@@ -1549,9 +1505,8 @@ def _answer_part(q: str, before: str, facts: list[Statement], statements: list[S
 
 
 _TELL_ME = re.compile(
-    r"^(?:please\s+)?(?:remember|note|keep in mind|bear in mind|just so you know|fyi)(?:\s+that)?"
+    r"(?i)^(?:please\s+)?(?:remember|note|keep in mind|bear in mind|just so you know|fyi)(?:\s+that)?"
     r"[,:]?\s+",
-    re.I,
 )
 
 
@@ -1563,27 +1518,18 @@ def _saved_to_memory(after: Sequence[BaseMessage]) -> bool:
 
 
 _EXAMPLE_FIELD = re.compile(
-    r"^\s*(?:[-*]\s*)?\**(?P<label>situation|task|problem|issue|context|approach|action|actions|"
+    r"(?i)^\s*(?:[-*]\s*)?\**(?P<label>situation|task|problem|issue|context|approach|action|actions|"
     r"what (?:was tried|worked|we did)|solution|fix|steps|outcome|result|lesson|lessons|takeaway|"
     r"key takeaway|learned|learnt|next time|what to do next time)\**\s*:\s*(?P<text>.+)$",
-    re.I,
 )
 _LESSON_LABELS = ("lesson", "takeaway", "learned", "learnt", "next time")
-_APPROACH_LABELS = (
-    "approach",
-    "action",
-    "what was tried",
-    "what worked",
-    "what we did",
-    "solution",
-    "fix",
-    "steps",
+_APPROACH_LABELS = tuple(
+    "approach|action|what was tried|what worked|what we did|solution|fix|steps".split("|")
 )
 _HOW_TO = re.compile(
-    r"\b(?:how (?:do|should|can|could|would|to) (?:i|we)?|what (?:should|must|do|would) (?:i|we)|"
+    r"(?i)\b(?:how (?:do|should|can|could|would|to) (?:i|we)?|what (?:should|must|do|would) (?:i|we)|"
     r"what (?:to|needs to be) (?:check|do)|what do (?:i|we) (?:need|have) to|any (?:tips|advice)|"
     r"best way|what(?:'s| is) the (?:right|best) way|where (?:should|do) (?:i|we) start)\b",
-    re.I,
 )
 EXAMPLE_MIN_COSINE = 0.3  # a worked example must be at least this close to the question
 
@@ -1638,12 +1584,11 @@ def _apply_example(question: str, system: str) -> str | None:
 
 
 _ACTION_START = re.compile(
-    r"^(?:check|convert|use|add|remove|drop|set|run|read|re-?read|parse|sort|split|group|filter|"
+    r"(?i)^(?:check|convert|use|add|remove|drop|set|run|read|re-?read|parse|sort|split|group|filter|"
     r"normali[sz]e|round|rename|restart|retry|rerun|compare|verify|validate|look|confirm|keep|"
     r"switch|move|replace|fix|test|measure|log|cache|index|partition|converted|checked|used|added|"
     r"removed|looked|re-read|compared|verified|switched|replaced|fixed|tested|measured|rewrote|"
     r"split|grouped|filtered|sorted|parsed|ran|reran|restarted)\b",
-    re.I,
 )
 
 
@@ -1658,11 +1603,10 @@ def _action_sentences(text: str) -> str:
 
 
 _BREVITY = re.compile(
-    r"\b(?:be|keep (?:it|them|things|answers?|replies|responses|your (?:answers?|replies|responses))|"
+    r"(?i)\b(?:be|keep (?:it|them|things|answers?|replies|responses|your (?:answers?|replies|responses))|"
     r"stay)\s+(?:very\s+)?(?:brief|concise|short|succinct|terse)\b"
     r"|\b(?:brief|concise|short|succinct|terse)\s+(?:answers?|replies|responses)\b"
     r"|\b(?:answer|reply|respond)\s+(?:very\s+)?(?:briefly|concisely|succinctly|tersely)\b",
-    re.I,
 )
 _ABOUT_REPLIES = re.compile(r"\b(?:answers?|repl(?:y|ies)|respon(?:d|ses?)|keep|limit)\b", re.I)
 
@@ -1749,9 +1693,7 @@ def _answer(request: Request) -> str:
         return " ".join(parts)
     if _GREETING.match(question):
         return "Hello! How can I help?"
-    if _THANKS.match(question):
-        return "You're welcome."
-    return "Noted."
+    return "You're welcome." if _THANKS.match(question) else "Noted."
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from langchain_core.messages import BaseMessage
 from offline_model.rules import (
     FORGET,
     PREDICATE_PHRASES,
+    PREDICATE_VERBS,
     Statement,
     ask_about,
     ask_about_all,
@@ -48,11 +49,10 @@ MULTI_VALUED = ("preference", "dislike", "expertise", "project", "learning", "us
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 DATE = re.compile(
-    r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
+    r"(?i)\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
     rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:\s+\d{{4}})?"
     rf"|(?:next|last|this|on)\s+(?:{_WEEKDAY}|week|month|year)|{_WEEKDAY}|tomorrow|today|yesterday|tonight)\b",
-    re.I,
 )
 NUMBER = re.compile(r"(?<![\w.])[$€£]?\d[\d,]*(?:\.\d+)?%?(?![\w.])")
 MAX_SEARCH_CALLS = 4
@@ -62,25 +62,21 @@ MAX_SEARCH_CALLS = 4
 
 _UUIDISH = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}", re.I)
 _BLOCK = re.compile(
-    r"<(?P<tag>(?:session_[\w-]+|convo|conversation|trajectory|trajectories|messages|chat)(?: \d+)?)>\s*(?P<body>.*?)\s*</(?P=tag)>",
-    re.S,
+    r"(?s)<(?P<tag>(?:session_[\w-]+|convo|conversation|trajectory|trajectories|messages|chat)(?: \d+)?)>\s*(?P<body>.*?)\s*</(?P=tag)>",
 )
 _TITLE = re.compile(r"^=+ (?P<kind>Human|Ai|System|Tool|Function|Chat|Remove) Message =+\s*$", re.M)
 _FEEDBACK = re.compile(r"<feedback(?: \d+)?>\s*(?P<body>.*?)\s*</feedback(?: \d+)?>", re.S | re.I)
 _TAGGED = re.compile(
-    r"<(?P<tag>current_prompt|recommendations|hypotheses|update_instructions)>\s*(?P<body>.*?)\s*</(?P=tag)>",
-    re.S,
+    r"(?s)<(?P<tag>current_prompt|recommendations|hypotheses|update_instructions)>\s*(?P<body>.*?)\s*</(?P=tag)>",
 )
 _INSTANCE = re.compile(
-    r"<instance id=(?P<id>[^\s>]+) schema_type=\"(?P<kind>[^\"]+)\">\n(?P<body>.*?)\n</instance>",
-    re.S,
+    r"(?s)<instance id=(?P<id>[^\s>]+) schema_type=\"(?P<kind>[^\"]+)\">\n(?P<body>.*?)\n</instance>",
 )
 _SCHEMA_INSTANCE = re.compile(
-    r"<schema id=(?P<kind>[^>]+)>\n<instance>\n(?P<body>.*?)\n</instance>", re.S
+    r"(?s)<schema id=(?P<kind>[^>]+)>\n<instance>\n(?P<body>.*?)\n</instance>"
 )
 _REMEMBER = re.compile(
-    r"\b(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget|save)\s+(?:that\s+)?(?P<value>[^.!?\n]{3,200})",
-    re.I,
+    r"(?i)\b(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget|save)\s+(?:that\s+)?(?P<value>[^.!?\n]{3,200})",
 )
 
 
@@ -124,9 +120,7 @@ def _record_text(value: Any) -> str:
         return "\n".join(
             f"{k}: {_record_text(v)}" for k, v in value.items() if v not in (None, "", [])
         )
-    if isinstance(value, list):
-        return ", ".join(_record_text(v) for v in value)
-    return str(value)
+    return ", ".join(_record_text(v) for v in value) if isinstance(value, list) else str(value)
 
 
 def _parse_value(body: str) -> dict:
@@ -139,21 +133,9 @@ def _parse_value(body: str) -> dict:
     return {"content": body.strip()}
 
 
-_FEEDBACK_KEYS = (
-    "feedback",
-    "comment",
-    "comments",
-    "text",
-    "critique",
-    "note",
-    "notes",
-    "message",
-    "reason",
-    "explanation",
-    "correction",
-    "suggestion",
-    "instruction",
-    "instructions",
+_FEEDBACK_KEYS = tuple(
+    """feedback comment comments text critique note notes message reason explanation correction
+    suggestion instruction instructions""".split()
 )
 
 
@@ -223,10 +205,7 @@ class Context:
     @property
     def facts(self) -> list[Statement]:
         """Facts the user stated, oldest first (later statements win)."""
-        out: list[Statement] = []
-        for text in self.user_texts:
-            out.extend(extract_facts(text, True))
-        return out
+        return [f for text in self.user_texts for f in extract_facts(text, True)]
 
     @property
     def memory_facts(self) -> list[Statement]:
@@ -237,10 +216,8 @@ class Context:
         return out
 
     def after_last_user(self) -> list[BaseMessage]:
-        for i in range(len(self.messages) - 1, -1, -1):
-            if self.messages[i].type == "human":
-                return self.messages[i + 1 :]
-        return list(self.messages)
+        """The messages after the last human one (all of them when there is none)."""
+        return self.messages[Request(self.messages).last_human_index + 1 :]
 
 
 def read_context(messages: Sequence[BaseMessage]) -> Context:
@@ -266,14 +243,9 @@ def read_context(messages: Sequence[BaseMessage]) -> Context:
                 ctx.turns += _parse_transcript(_FEEDBACK.sub("", b["body"]))
             instructions.append(_BLOCK.sub("", text))
             continue
-        if m.type == "human":
-            ctx.turns.append(Turn("user", text))
-        elif m.type == "ai":
-            ctx.turns.append(Turn("assistant", text))
-        elif m.type == "tool":
-            ctx.turns.append(Turn("tool", flatten_json(text)))
-        else:
-            ctx.turns.append(Turn("system", text))
+        speaker = {"human": "user", "ai": "assistant", "tool": "tool"}.get(m.type, "system")
+        ctx.turns.append(Turn(speaker, flatten_json(text) if speaker == "tool" else text))
+        if speaker == "system":
             instructions.append(text)
     ctx.instructions = "\n".join(instructions)
     return ctx
@@ -295,11 +267,8 @@ class ToolSpec:
 
 
 def tool_specs(tools: Sequence[dict]) -> list[ToolSpec]:
-    out = []
-    for t in tools or []:
-        fn = t.get("function", t)
-        out.append(ToolSpec(fn["name"], fn.get("description") or "", fn.get("parameters") or {}))
-    return out
+    fns = [t.get("function", t) for t in tools or []]
+    return [ToolSpec(f["name"], f.get("description") or "", f.get("parameters") or {}) for f in fns]
 
 
 def chosen_name(tool_choice: Any) -> str | None:
@@ -391,19 +360,6 @@ FIELD_CONCEPTS: list[tuple[str, re.Pattern, re.Pattern | None]] = [
 _PROFILE = frozenset("name employer role location preference dislike expertise project age".split())
 _EPISODE = {"situation", "approach", "outcome", "lesson"}
 _PER_FACT = {"content", "subject", "predicate", "object"}
-PREDICATE_VERBS = {
-    "name": "is named",
-    "employer": "works at",
-    "role": "works as",
-    "location": "lives in",
-    "preference": "prefers",
-    "dislike": "dislikes",
-    "expertise": "has expertise in",
-    "project": "is working on",
-    "learning": "is learning",
-    "age": "is aged",
-    "uses": "uses",
-}
 
 
 def concept(name: str, spec: dict) -> str | None:
@@ -546,14 +502,8 @@ def empty_value(spec: dict, root: dict) -> Any:
         return spec["default"]
     if "enum" in spec:
         return spec["enum"][0]
-    return {
-        "string": "",
-        "integer": 0,
-        "number": 0.0,
-        "boolean": False,
-        "array": [],
-        "object": {},
-    }.get(spec.get("type"), "")
+    empty = {"string": "", "integer": 0, "number": 0.0, "boolean": False, "array": [], "object": {}}
+    return empty.get(spec.get("type"), "")
 
 
 @dataclass
@@ -781,29 +731,25 @@ def conversation_summary(ctx: Context, budget: int = 40) -> str | None:
 
 
 _POSITIVE = re.compile(
-    r"\b(?:thanks|thank you|worked|works now|now works|that was it|that fixed|fixed|resolved|solved|sorted|matches|perfect|great|helpful|exactly|much better)\b",
-    re.I,
+    r"(?i)\b(?:thanks|thank you|worked|works now|now works|that was it|that fixed|fixed|resolved|solved|sorted|matches|perfect|great|helpful|exactly|much better)\b",
 )
 _NEGATIVE = re.compile(
-    r"\b(?:didn't work|did not work|doesn't work|does not work|not helpful|too vague|wrong|still (?:fails|broken|failing)|no luck|useless|not what i)\b",
-    re.I,
+    r"(?i)\b(?:didn't work|did not work|doesn't work|does not work|not helpful|too vague|wrong|still (?:fails|broken|failing)|no luck|useless|not what i)\b",
 )
 _METHOD = re.compile(
-    r"\b(?:use|used|using|try|tried|suggest|suggested|recommend|recommended|check|checked|run|ran|search|searched|set|add|added|switch|switched|install|enable|increase|decrease|call|called|convert|converted|extract|extracted|compare|group|split|replace|rewrite|look)\b",
-    re.I,
+    r"(?i)\b(?:use|used|using|try|tried|suggest|suggested|recommend|recommended|check|checked|run|ran|search|searched|set|add|added|switch|switched|install|enable|increase|decrease|call|called|convert|converted|extract|extracted|compare|group|split|replace|rewrite|look)\b",
 )
 _ACTION = re.compile(
-    r"^(?:(?:let's|let us|please|you (?:should|could|can)|try to|i'd|we should)\s+)?(?=(?:use|try|check|run|"
+    r"(?i)^(?:(?:let's|let us|please|you (?:should|could|can)|try to|i'd|we should)\s+)?(?=(?:use|try|check|run|"
     r"search|set|add|switch|install|enable|disable|increase|decrease|call|convert|extract|compare|"
     r"group|split|replace|rewrite|inspect|open|delete|remove|drop|rename|restart|retry|rerun|sort|"
     r"parse|re-?read|filter|move|keep|measure|test|verify|change|update|upgrade|pin|clear|vacuum|"
     r"normali[sz]e|round|cast|pass|fix|wrap|cache|index|partition|limit|raise|lower|reduce)\b)",
-    re.I,
 )
 _TIME_CUES = r"next time|in (?:the )?future|going forward|from now on|in general|as a rule"
 # Advice for later: the time cues, plus "for any/all ..." scopes and "lesson".
 _LESSON_CUE = re.compile(
-    rf"^(?:{_TIME_CUES}|for (?:future|next time|any|all)\b[^,]*|lesson)\s*,?\s*", re.I
+    rf"(?i)^(?:{_TIME_CUES}|for (?:future|next time|any|all)\b[^,]*|lesson)\s*,?\s*"
 )
 _TIME_CUE = re.compile(rf"^(?:{_TIME_CUES})\s*,?\s*", re.I)
 
@@ -1076,12 +1022,8 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
     calls = _record_patches(ctx, tools, documents, new_facts, patches, handled)
     if "PatchDoc" in tools:
         for rid, (ops, notes) in patches.items():
-            calls.append(
-                (
-                    "PatchDoc",
-                    {"json_doc_id": rid, "planned_edits": "; ".join(notes), "patches": ops},
-                )
-            )
+            args = {"json_doc_id": rid, "planned_edits": "; ".join(notes), "patches": ops}
+            calls.append(("PatchDoc", args))
     fresh = [f for i, f in enumerate(new_facts) if i not in handled]
     if fresh and schema_tools:
         calls += _new_fact_calls(ctx, schema_tools, filler, fresh)
@@ -1089,12 +1031,8 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
         if "Done" in tools:
             return [("Done", {})]
         if ctx.existing and "PatchDoc" in tools:
-            r = ctx.existing[0]
-            no_op = {
-                "json_doc_id": r.id,
-                "planned_edits": "No new information; no edits.",
-                "patches": [],
-            }
+            edits = "No new information; no edits."
+            no_op = {"json_doc_id": ctx.existing[0].id, "planned_edits": edits, "patches": []}
             return [("PatchDoc", no_op)]
     return calls
 
@@ -1267,13 +1205,7 @@ def _is_retracted(record: Record, facts: list[Statement], ctx: Context) -> bool:
 
 
 def _retractions(ctx: Context) -> list[str]:
-    out = []
-    for text in ctx.user_texts[-1:]:
-        for m in FORGET.finditer(text):
-            clause = m["value"] or m["value2"] or m["value3"]
-            if clause:
-                out.append(clause)
-    return out
+    return [clause for clause, _ in _retracted_statements(ctx)]
 
 
 def _is_per_fact(tool: ToolSpec) -> bool:
@@ -1334,15 +1266,9 @@ def _repair(ctx: Context) -> list[tuple[str, dict]]:
         patch, note = _field_fix(loc, kind, message, schema, args)
         patches += [patch] if patch else []
         notes += [note] if note else []
+    edits = "\n".join(f"- {n}" for n in notes) or "- no errors parsed"
     return [
-        (
-            "PatchFunctionErrors",
-            {
-                "json_doc_id": target,
-                "planned_edits": "\n".join(f"- {n}" for n in notes) or "- no errors parsed",
-                "patches": patches,
-            },
-        )
+        ("PatchFunctionErrors", {"json_doc_id": target, "planned_edits": edits, "patches": patches})
     ]
 
 
@@ -1393,10 +1319,8 @@ def _field_spec(schema: dict, loc: str) -> dict:
     spec = schema
     for part in loc.split("."):
         spec = _resolve(spec, schema)
-        if part.isdigit():
-            spec = spec.get("items", {})
-        else:
-            spec = (spec.get("properties") or {}).get(part, {})
+        items = part.isdigit()
+        spec = spec.get("items", {}) if items else (spec.get("properties") or {}).get(part, {})
     return _resolve(spec, schema)
 
 
@@ -1414,16 +1338,14 @@ def _get_path(args: Any, loc: str) -> Any:
 
 _ISSUE = "Address this feedback: "  # how a rule-less complaint is kept
 _DIRECTIVE = re.compile(
-    r"\b(?:should|must|always|never|please|don't|do not|avoid|keep|use|prefer|make sure|include|be)\b",
-    re.I,
+    r"(?i)\b(?:should|must|always|never|please|don't|do not|avoid|keep|use|prefer|make sure|include|be)\b",
 )
 
 
 # An imperative about the reply itself ("Show the output", "List the steps") is a rule too.
 _REPLY_VERB = re.compile(
-    r"^(?:show|give|explain|start|list|mention|ask|write|cite|quote|skip|stop|answer|reply|"
+    r"(?i)^(?:show|give|explain|start|list|mention|ask|write|cite|quote|skip|stop|answer|reply|"
     r"respond|say|tell|greet|offer|summari[sz]e)\b",
-    re.I,
 )
 
 
@@ -1519,9 +1441,16 @@ def improved_prompt(ctx: Context, kind: str = "gradient") -> str:
         "Lessons from feedback:" if kind == "prompt_memory" else "Rules learned from feedback:"
     )
     body = "\n".join(f"- {r}" for r in rules)
-    if heading in current:
-        return f"{current}\n{body}"
-    return f"{current}\n\n{heading}\n{body}"
+    return f"{current}\n{body}" if heading in current else f"{current}\n\n{heading}\n{body}"
+
+
+def _change_note(ctx: Context, changed: bool) -> str:
+    """Why the optimizer changed the prompt, or why it did not."""
+    if changed:
+        return "Added rules for each piece of feedback."
+    if ctx.scores and not ctx.feedback:
+        return _score_note(ctx)
+    return "No feedback to address; prompt unchanged."
 
 
 def _optimizer(
@@ -1529,51 +1458,28 @@ def _optimizer(
 ) -> list[tuple[str, dict]] | None:
     names = set(tools)
     rules = feedback_rules(ctx, "minimal")
+    current = ctx.tagged.get("current_prompt", "").strip()
     if "Classify" in names:
         return [("Classify", _classify_prompts(ctx, tools["Classify"]))]
     if forced == "OptimizedPromptOutput" or (names == {"OptimizedPromptOutput"}):
         gradient = "recommendations" in ctx.tagged  # its update step; metaprompt has none
         new = improved_prompt(ctx, "gradient" if gradient else "metaprompt")
-        return [
-            (
-                "OptimizedPromptOutput",
-                {
-                    "analysis": "Added rules for each piece of feedback."
-                    if new != ctx.tagged.get("current_prompt", "").strip()
-                    else _score_note(ctx)
-                    if ctx.scores and not ctx.feedback
-                    else "No feedback to address; prompt unchanged.",
-                    "improved_prompt": new,
-                },
-            )
-        ]
+        args = {"analysis": _change_note(ctx, new != current), "improved_prompt": new}
+        return [("OptimizedPromptOutput", args)]
     if "recommend" in names and (
         forced == "recommend" or any(m.type == "ai" and m.tool_calls for m in ctx.messages)
     ):
         if rules:
-            return [
-                (
-                    "recommend",
-                    {
-                        "warrants_adjustment": True,
-                        "hypotheses": "The prompt does not cover the user's feedback: "
-                        + " ".join(ctx.feedback)[:400],
-                        "full_recommendations": "\n".join(f"- {r}" for r in rules),
-                    },
-                )
-            ]
-        return [
-            (
-                "recommend",
-                {
-                    "warrants_adjustment": False,
-                    "hypotheses": _score_note(ctx)
-                    if ctx.scores and not ctx.feedback
-                    else "No feedback indicates a failure.",
-                    "full_recommendations": "No recommendations.",
-                },
+            hypotheses = (
+                "The prompt does not cover the user's feedback: " + " ".join(ctx.feedback)[:400]
             )
-        ]
+        elif ctx.scores and not ctx.feedback:
+            hypotheses = _score_note(ctx)
+        else:
+            hypotheses = "No feedback indicates a failure."
+        recommendations = "\n".join(f"- {r}" for r in rules) or "No recommendations."
+        args = {"warrants_adjustment": bool(rules), "hypotheses": hypotheses}
+        return [("recommend", {**args, "full_recommendations": recommendations})]
     if {"think", "critique"} & names:
         thought = (
             "Feedback received: " + " ".join(ctx.feedback)[:400]
@@ -1586,26 +1492,19 @@ def _optimizer(
         return [(name, {"thought" if name == "think" else "criticism": thought})]
     if "GeneralResponse" in names:
         new = improved_prompt(ctx, "prompt_memory")
-        current = ctx.tagged.get("current_prompt", "").strip()
-        return [
-            (
-                "GeneralResponse",
-                {
-                    "logic": "Added rules for each piece of feedback."
-                    if new != current
-                    else _score_note(ctx)
-                    if ctx.scores and not ctx.feedback
-                    else "No feedback to address; prompt unchanged.",
-                    "update_prompt": new != current,
-                    "new_prompt": new,
-                },
-            )
-        ]
+        args = {"logic": _change_note(ctx, new != current), "update_prompt": new != current}
+        return [("GeneralResponse", {**args, "new_prompt": new})]
     return None
 
 
 # --------------------------------------------------------------------------------------------
 # The planner.
+
+
+# The tools of LangMem's prompt optimizers (gradient, metaprompt, multi-prompt classify).
+_OPTIMIZER_TOOLS = frozenset(
+    "think critique recommend OptimizedPromptOutput GeneralResponse Classify".split()
+)
 
 
 def plan_tool_calls(
@@ -1626,21 +1525,7 @@ def plan_tool_calls(
 
     if "PatchFunctionErrors" in specs and any(m.type == "tool" for m in messages):
         return _repair(ctx)
-    optimizer = (
-        _optimizer(ctx, specs, forced_name)
-        if (
-            {
-                "think",
-                "critique",
-                "recommend",
-                "OptimizedPromptOutput",
-                "GeneralResponse",
-                "Classify",
-            }
-            & set(specs)
-        )
-        else None
-    )
+    optimizer = _optimizer(ctx, specs, forced_name) if _OPTIMIZER_TOOLS & set(specs) else None
     if optimizer:
         return optimizer
     if "Done" in specs and any(m.type == "tool" for m in messages):
@@ -1698,7 +1583,7 @@ def _fill_schemas(
 
 
 _EXTRACT = re.compile(
-    r"\b(?:extract|memor(?:y|ies)|record|call (?:the|this|a) (?:tool|function)|structured)\b", re.I
+    r"(?i)\b(?:extract|memor(?:y|ies)|record|call (?:the|this|a) (?:tool|function)|structured)\b"
 )
 
 
@@ -1775,11 +1660,8 @@ def _search_hits(messages: Sequence[BaseMessage]) -> list[dict]:
             items = json.loads(message_text(m))
         except (ValueError, TypeError):
             continue
-        hits += [
-            i
-            for i in (items if isinstance(items, list) else [])
-            if isinstance(i, dict) and "key" in i
-        ]
+        if isinstance(items, list):
+            hits += [i for i in items if isinstance(i, dict) and "key" in i]
     return hits
 
 
