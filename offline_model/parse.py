@@ -1533,3 +1533,139 @@ _TOKEN_READERS = (
     _workplace_nouns,
     _new_home,
 )
+
+
+# Open-domain memories (issue #26): every first-person declarative clause of a user's message,
+# in the third person and the user's own words. The parse decides the clauses (a sentence's root
+# and each conjoined verb with its own subject), whose clause it is (I/we, my/our X, a name or
+# pronoun standing for one of the user's people) and the verb agreement; the words stay.
+_FIRST = {"i": "User", "me": "User", "we": "User", "us": "User", "my": "User's", "our": "User's"}
+_FIRST |= {"mine": "User's", "ours": "User's", "myself": "themselves", "ourselves": "themselves"}
+_AGREE = {"am": "is", "'m": "is", "are": "is", "'re": "is", "have": "has", "'ve": "has"}
+_AGREE |= {"do": "does", "were": "was", "'d": "would", "'ll": "will", "wo": "will"}
+_STANDING = re.compile(r"\b(?:from now on|always|never|going forward|in (?:the )?future)\b", re.I)
+_THEIRS = {"he", "she", "it", "they"}
+_VIEWS = {"say", "think", "reckon", "believe", "claim", "feel", "want", "wish"}
+_KIN = re.compile(r"\bUser's ((?:[a-z-]+ )?[a-z-]+),? ([A-Z][a-z]+)\b")
+
+
+def kin_names(text: str, known: dict[str, str]) -> None:
+    """Into `known`, the user's people as a memory names them ("User's son Kenji")."""
+    for m in _KIN.finditer(text):
+        if not any(w in _STOP for w in m[1].split()):
+            known.setdefault(m[2], m[0])
+
+
+def _clause_heads(doc) -> list:
+    heads = [s.root for s in doc.sents]
+    for t in doc:
+        if (t.dep_ in ("conj", "parataxis") or t.dep_ == "ccomp" and t.i < t.head.i) and t.pos_ in (
+            "VERB",
+            "AUX",
+        ):
+            if any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in t.children):
+                heads.append(t)
+    return sorted(heads, key=lambda t: t.i)
+
+
+def _asks(doc) -> bool:
+    """A question or a request to the assistant, not a statement."""
+    first = next((t for t in doc if not t.is_punct and t.dep_ != "intj"), None)
+    if doc.text.rstrip().endswith("?") or first is None:
+        return True
+    subject = [c for c in first.head.children if c.dep_ == "nsubj" and c.i > first.i]
+    return first.tag_ in ("WP", "WRB", "WDT") or (first.dep_ == "aux" and bool(subject))
+
+
+def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
+    """(subject, third-person sentence) for each clause of `text` (one sentence of a user's
+    message) that tells something about the user or the user's people, animals and things:
+    "My son Kenji started judo and he loves it" -> ("User's son Kenji", "User's son Kenji
+    started judo"), ("User's son Kenji", "User's son Kenji loves it"). `known` maps the names of
+    the user's own to how they were introduced ("Kenji" -> "User's son Kenji") and, under " ",
+    what a pronoun subject stands for; it is updated."""
+    doc = _doc(text)
+    if _asks(doc):
+        return []
+    heads = _clause_heads(doc)
+    out = []
+    for h in heads:
+        inner = {t.i for o in heads if o is not h and o in h.subtree for t in o.subtree}
+        tokens = [t for t in h.subtree if t.i not in inner]
+        if any(t.lower_ in ("if", "unless") and t.dep_ == "mark" for t in tokens) and any(
+            t.lower_ in ("would", "could", "'d", "might") for t in tokens
+        ):
+            continue  # a hypothetical
+        while tokens and (tokens[0].is_punct or tokens[0].dep_ in ("cc", "intj", "mark")):
+            tokens.pop(0)
+        while tokens and (tokens[-1].is_punct or tokens[-1].dep_ == "cc"):
+            tokens.pop()
+        subject = next((c for c in h.children if c.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+        if not tokens:
+            continue
+        words = [t.text_with_ws for t in tokens]
+        lead, key = "", ""
+        for t in tokens:  # "my son Kenji", "our dog, Biscuit": a name of one of the user's own
+            owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
+            if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN":
+                if any(c.lower_ in ("my", "our") for c in owner.children):
+                    known.setdefault(t.text, f"User's {owner.text} {t.text}")
+        if subject is None:
+            if h.tag_ == "VB" or h.dep_ != "ROOT" or h.pos_ in ("NOUN", "PROPN", "INTJ"):
+                if not (h.tag_ == "VB" and _STANDING.search(text)):
+                    continue  # a request, or a fragment with no one doing anything
+                lead = "User wants the assistant to "  # a standing instruction on answers
+            else:
+                lead = "User " if h.tag_ in ("VBD", "VBN", "VBZ", "MD") else "User is "
+        elif subject.lower_ in _THEIRS:
+            if " " not in known:
+                continue
+            key = known[" "]
+            words[subject.i - tokens[0].i] = key + subject.whitespace_
+        else:
+            phrase = list(subject.subtree)
+            name = next((t.text for t in phrase if t.text in known), None)
+            if (
+                subject.lower_ not in ("i", "we")
+                and not name
+                and not any(t.lower_ in _FIRST for t in phrase)
+                and not (subject.dep_ == "expl" and any(t.lower_ in _FIRST for t in tokens))
+            ):
+                continue  # someone else's fact or view
+            if subject.lower_ not in ("i", "we") and h.lemma_ in _VIEWS:
+                continue  # "my partner says ...": a view, not a fact
+        subject_i = subject.i if subject is not None else -1
+        for k, t in enumerate(tokens):
+            if t.lower_ in _FIRST and t.tag_ in ("PRP", "PRP$"):
+                words[k] = _FIRST[t.lower_] + t.whitespace_
+            elif t.text in known and not (k and tokens[k - 1].text in known[t.text]):
+                words[k] = known[t.text] + t.whitespace_
+            elif t.text == "'s" and t.pos_ == "AUX" and subject_i < t.i:
+                words[k] = (" has" if t.nbor().tag_ == "VBN" else " is") + t.whitespace_
+            elif (
+                (t.head.i == h.i or t.i == h.i)
+                and t.tag_ in ("VBP", "MD", "VBD")
+                and subject_i < t.i
+                and (subject is None or subject.lower_ in ("i", "we"))
+            ):
+                if t.dep_ in ("aux", "ROOT", "conj", "parataxis") or t.i == h.i:
+                    low = t.lower_
+                    verb = _AGREE.get(low) or (t.text + "s" if t.tag_ == "VBP" else t.text)
+                    if t.tag_ == "VBD" and low != "were":
+                        verb = t.text
+                    space = " " if t.text.startswith("'") else ""
+                    words[k] = space + verb + t.whitespace_
+                    subject_i = 10**6  # only the first verb agrees
+        sentence = (lead + "".join(words).strip()).strip(" ,;:-")
+        sentence = re.sub(r"\bUser's's\b", "User's", sentence)
+        sentence = sentence[0].upper() + sentence[1:]
+        if len([t for t in tokens if not t.is_stop and not t.is_punct]) < 1 or " " not in sentence:
+            continue
+        kin_names(sentence, known)
+        if subject is not None and not key:
+            key = "".join(words[: subject.right_edge.i - tokens[0].i + 1]).strip()
+            key = re.sub(r"\bUser's's\b", "User's", key[0].upper() + key[1:])
+        if key.startswith("User's"):  # what "it", "he" or "she" in a later clause stands for
+            known[" "] = key
+        out.append((key or "User", sentence))
+    return out

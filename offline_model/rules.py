@@ -154,6 +154,7 @@ PREDICATE_PHRASES = {
     "age": "{s} is {v} years old",
     "uses": "{s} uses {v}",
     "speaks": "{s} speaks {v}",
+    "said": "{v}",  # a clause the user said, already in the third person (tools.open_facts)
 }
 
 # How a fact is told back to the user, second person.

@@ -40,7 +40,8 @@ from offline_model.rules import (
 from offline_model.rules import (
     QUESTION as _QUESTION,
 )
-from offline_model.skills import Request, grading_inputs, summarize
+from offline_model.parse import kin_names, open_statements
+from offline_model.skills import Request, Said, _dated, _session_date, grading_inputs, summarize
 from offline_model.text import SINGLE_VALUED, embed, flatten_json, message_text
 
 # Predicates a person can hold several values of; every other "my X is Y" holds one.
@@ -109,6 +110,7 @@ class Record:
     id: str
     kind: str
     value: dict
+    bare: bool = False  # stored as a plain string (LangMem's (id, text) memories)
 
     @property
     def text(self) -> str:
@@ -250,7 +252,9 @@ def read_context(messages: Sequence[BaseMessage]) -> Context:
     for m in messages:
         text = message_text(m)
         for inst in _INSTANCE.finditer(text):
-            ctx.existing.append(Record(inst["id"], inst["kind"], _parse_value(inst["body"])))
+            value = _parse_value(inst["body"])
+            bare = inst["kind"] == "__any__" and not inst["body"].lstrip().startswith("{")
+            ctx.existing.append(Record(inst["id"], inst["kind"], value, bare))
         for inst in _SCHEMA_INSTANCE.finditer(text):
             ctx.existing.append(Record(inst["kind"], inst["kind"], _parse_value(inst["body"])))
         for f in _FEEDBACK.finditer(text):
@@ -723,6 +727,32 @@ def per_fact_facts(ctx: Context) -> list[Statement]:
     return list(latest.values())
 
 
+def open_facts(ctx: Context) -> list[Statement]:
+    """A memory for every clause the user says about themselves or their own people, animals
+    and things (parse.open_statements), relative dates resolved against the session's date;
+    then the slot facts no such clause holds (a form, a signature)."""
+    known: dict[str, str] = {}
+    for r in ctx.existing:
+        kin_names(r.text, known)
+    when = next(
+        (d for t in ctx.turns if t.speaker == "system" for d in [_session_date(t.text)] if d), None
+    )
+    out = [
+        Statement(subject, "said", _dated(Said(said, when, 0))[0], sentence)
+        for text in ctx.user_texts
+        for sentence in split_sentences(text)
+        for subject, said in open_statements(sentence, known)
+    ]
+    held = " ".join(f.value for f in out).lower()
+    return out + [f for f in per_fact_facts(ctx) if f.value.lower() not in held]
+
+
+def _is_open(tool: ToolSpec) -> bool:
+    """A schema holding free-text memories (LangMem's Memory(content), manage_memory)."""
+    concepts = {concept(n, _resolve(s, tool.parameters)) for n, s in tool.properties.items()}
+    return "content" in concepts and not concepts & (_PROFILE | {"subject", "predicate"})
+
+
 def memory_notes(ctx: Context) -> list[str]:
     """Standalone notes: one per fact, plus "remember that ..." requests the rules did not parse."""
     notes = [statement_sentence(f) for f in per_fact_facts(ctx)]
@@ -996,7 +1026,12 @@ def record_facts(record: Record, known_names: set[str]) -> list[Statement]:
         if isinstance(sentence, str):
             facts += extract_facts(sentence, False)
         return facts
-    return extract_facts(record.text, False)
+    said = (
+        [Statement("", "said", record.text.rstrip(". "))]
+        if set(record.value) == {"content"}
+        else []
+    )
+    return extract_facts(record.text, False) + said
 
 
 def _schema_of(value: dict) -> dict:
@@ -1063,9 +1098,10 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
         if n not in ("PatchDoc", "RemoveDoc", "Done", "PatchFunctionErrors")
     ]
     retracted = _retractions(ctx)
+    open_ = any(_is_open(t) for t in schema_tools)
     new_facts = [
         f
-        for f in per_fact_facts(ctx)
+        for f in (open_facts(ctx) if open_ else per_fact_facts(ctx))
         if not any(content_terms(f.value) <= content_terms(c) for c in retracted)
     ]
     documents = [r for r in ctx.existing if _is_document(r, tools)]
@@ -1146,14 +1182,20 @@ def _record_patches(
             removed.add(r.id)
     for i, f in enumerate(new_facts):
         for r in ctx.existing:
-            if r in documents or r.id in removed:
+            if r in documents or r.id in removed or f.predicate == "said" and r.id in patches:
                 continue
             old = [g for g in facts_of[r.id] if _same_slot(g, f)]
             if not old:
                 continue
-            handled.add(i)
             if any(g.value.lower() == f.value.lower() for g in old):
+                handled.add(i)
                 break  # already known
+            if r.bare:  # a plain-text memory (LangMem's (id, text)) is replaced, not patched
+                if "RemoveDoc" in tools:
+                    calls.append(("RemoveDoc", {"json_doc_id": r.id}))
+                    removed.add(r.id)
+                break
+            handled.add(i)
             ops = _record_patch(r, old[0], f)
             if ops:
                 prev_ops, prev_notes = patches.get(r.id, ([], []))
@@ -1185,6 +1227,11 @@ def _same_subject(old: Statement, new: Statement) -> bool:
 
 
 def _same_slot(old: Statement, new: Statement) -> bool:
+    if new.predicate == "said":  # a later statement on the same subject and the same things
+        if old.predicate != "said" or not re.match(re.escape(new.subject) + r"\b(?!')", old.value):
+            return False
+        a, b = (content_terms(x.value[len(new.subject) :]) for x in (old, new))
+        return len(a & b) >= 0.5 * min(len(a), len(b), 3) > 0
     if old.predicate != new.predicate or not _same_subject(old, new):
         return False
     if new.predicate in SINGLE_VALUED or new.predicate.startswith("favourite "):
@@ -1200,11 +1247,10 @@ def _record_patch(record: Record, old: Statement, new: Statement) -> list[dict]:
     value = record.value
     if set(value) == {"content"} and isinstance(value["content"], str):
         text = value["content"]
-        if old.value in text:
-            return [
-                {"op": "replace", "path": "/content", "value": text.replace(old.value, new.value)}
-            ]
-        return [{"op": "replace", "path": "/content", "value": statement_sentence(new)}]
+        new_text = (
+            text.replace(old.value, new.value) if old.value in text else statement_sentence(new)
+        )
+        return [{"op": "replace", "path": "/content", "value": new_text}]
     ops = []
     for key, current in value.items():
         c = concept(key, {})
@@ -1291,6 +1337,8 @@ def _is_per_fact(tool: ToolSpec) -> bool:
 
 def facts_for(tool: ToolSpec, ctx: Context) -> list[Statement]:
     """The facts a collection schema records: those of its one profile slot, else all."""
+    if _is_open(tool):
+        return open_facts(ctx)
     slots = {
         concept(n, _resolve(s, tool.parameters)) for n, s in tool.properties.items()
     } & _PROFILE
