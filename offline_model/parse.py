@@ -1596,7 +1596,11 @@ def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
             t.lower_ in ("would", "could", "'d", "might") for t in tokens
         ):
             continue  # a hypothetical
-        while tokens and (tokens[0].is_punct or tokens[0].dep_ in ("cc", "intj", "mark")):
+        while tokens and (
+            tokens[0].is_punct
+            or tokens[0].dep_ in ("cc", "intj", "mark")
+            or tokens[0].lower_ in ("so", "also", "well", "anyway", "oh", "ok", "okay")
+        ):
             tokens.pop(0)
         while tokens and (tokens[-1].is_punct or tokens[-1].dep_ == "cc"):
             tokens.pop()
@@ -1610,13 +1614,19 @@ def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
             if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN":
                 if any(c.lower_ in ("my", "our") for c in owner.children):
                     known.setdefault(t.text, f"User's {owner.text} {t.text}")
-        if subject is None:
+        if subject is None and h.tag_ == "VBZ" and " " in known:
+            lead, key = known[" "] + " ", known[" "]  # "(my cat...) costs 1400 zl": the same one
+        elif subject is None:
             if h.tag_ == "VB" or h.dep_ != "ROOT" or h.pos_ in ("NOUN", "PROPN", "INTJ"):
                 if not (h.tag_ == "VB" and _STANDING.search(text)):
                     continue  # a request, or a fragment with no one doing anything
                 lead = "User wants the assistant to "  # a standing instruction on answers
             else:
-                lead = "User " if h.tag_ in ("VBD", "VBN", "VBZ", "MD") else "User is "
+                lead = "User " if h.tag_ in ("VBD", "VBN", "MD") else "User is "
+                if h.tag_ == "VBZ":
+                    continue
+            if tokens[0].pos_ != "PROPN":
+                words[0] = words[0][0].lower() + words[0][1:]
         elif subject.lower_ in _THEIRS:
             if " " not in known:
                 continue
@@ -1635,6 +1645,7 @@ def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
             if subject.lower_ not in ("i", "we") and h.lemma_ in _VIEWS:
                 continue  # "my partner says ...": a view, not a fact
         subject_i = subject.i if subject is not None else -1
+        phrase = list(subject.subtree) if subject is not None else []
         for k, t in enumerate(tokens):
             if t.lower_ in _FIRST and t.tag_ in ("PRP", "PRP$"):
                 words[k] = _FIRST[t.lower_] + t.whitespace_
@@ -1648,7 +1659,7 @@ def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
                 and subject_i < t.i
                 and (subject is None or subject.lower_ in ("i", "we"))
             ):
-                if t.dep_ in ("aux", "ROOT", "conj", "parataxis") or t.i == h.i:
+                if t.dep_ in ("aux", "auxpass", "ROOT", "conj", "parataxis", "ccomp") or t.i == h.i:
                     low = t.lower_
                     verb = _AGREE.get(low) or (t.text + "s" if t.tag_ == "VBP" else t.text)
                     if t.tag_ == "VBD" and low != "were":
@@ -1659,7 +1670,8 @@ def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
         sentence = (lead + "".join(words).strip()).strip(" ,;:-")
         sentence = re.sub(r"\bUser's's\b", "User's", sentence)
         sentence = sentence[0].upper() + sentence[1:]
-        if len([t for t in tokens if not t.is_stop and not t.is_punct]) < 1 or " " not in sentence:
+        rest = [t for t in tokens if t not in phrase and not t.is_punct]
+        if len(rest) < 2:  # "I think", "I know": nothing said
             continue
         kin_names(sentence, known)
         if subject is not None and not key:

@@ -25,6 +25,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from offline_model.parse import _PLACE_VERBS, _WORK_VERBS, kin_names, open_statements
 from offline_model.rules import (
     FORGET,
     PREDICATE_PHRASES,
@@ -40,7 +41,6 @@ from offline_model.rules import (
 from offline_model.rules import (
     QUESTION as _QUESTION,
 )
-from offline_model.parse import kin_names, open_statements
 from offline_model.skills import Request, Said, _dated, _session_date, grading_inputs, summarize
 from offline_model.text import SINGLE_VALUED, embed, flatten_json, message_text
 
@@ -727,24 +727,43 @@ def per_fact_facts(ctx: Context) -> list[Statement]:
     return list(latest.values())
 
 
-def open_facts(ctx: Context) -> list[Statement]:
-    """A memory for every clause the user says about themselves or their own people, animals
-    and things (parse.open_statements), relative dates resolved against the session's date;
-    then the slot facts no such clause holds (a form, a signature)."""
+# The words a slot reader's fact is told with: a clause with nothing more is the slot fact.
+_SLOT_WORDS = content_terms(
+    " ".join([*PREDICATE_PHRASES.values(), "user named called job"])
+    + " ".join(
+        f" {v} {v}s {v.rstrip('e')}ed {v.rstrip('e')}ing" for v in _PLACE_VERBS | _WORK_VERBS
+    )
+)
+
+
+def open_facts(ctx: Context, patching: bool = False) -> list[Statement]:
+    """A memory for what each user message says about each of the user's own (themselves, their
+    people, animals and things: parse.open_statements), relative dates resolved against the
+    session's date; then the slot facts no such clause holds (a form, a signature), or, when
+    `patching`, every slot fact (a stored "User works at Acme" takes the new employer in place)."""
     known: dict[str, str] = {}
     for r in ctx.existing:
         kin_names(r.text, known)
     when = next(
         (d for t in ctx.turns if t.speaker == "system" for d in [_session_date(t.text)] if d), None
     )
-    out = [
-        Statement(subject, "said", _dated(Said(said, when, 0))[0], sentence)
-        for text in ctx.user_texts
-        for sentence in split_sentences(text)
-        for subject, said in open_statements(sentence, known)
-    ]
+    out = []
+    for text in ctx.user_texts:  # what a message says about one of theirs makes one memory
+        said: dict[str, list[str]] = {}
+        for sentence in split_sentences(text):
+            slots = content_terms(" ".join(f.value for f in extract_facts(sentence)))
+            for n, (subject, clause) in enumerate(open_statements(sentence, known)):
+                if slots and content_terms(clause) - _SLOT_WORDS - _WHEN <= slots:
+                    continue  # the slot readers say it ("User works at Acme.")
+                said.setdefault(subject if subject != "User" else f"{n} {sentence}", []).append(
+                    clause
+                )
+        for subject, clauses in said.items():
+            subject = subject if subject.startswith("User") else "User"
+            memory = _dated(Said("; ".join(clauses), when, 0))[0]
+            out.append(Statement(subject, "said", memory, text))
     held = " ".join(f.value for f in out).lower()
-    return out + [f for f in per_fact_facts(ctx) if f.value.lower() not in held]
+    return out + [f for f in per_fact_facts(ctx) if patching or f.value.lower() not in held]
 
 
 def _is_open(tool: ToolSpec) -> bool:
@@ -1101,7 +1120,7 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
     open_ = any(_is_open(t) for t in schema_tools)
     new_facts = [
         f
-        for f in (open_facts(ctx) if open_ else per_fact_facts(ctx))
+        for f in (open_facts(ctx, True) if open_ else per_fact_facts(ctx))
         if not any(content_terms(f.value) <= content_terms(c) for c in retracted)
     ]
     documents = [r for r in ctx.existing if _is_document(r, tools)]
@@ -1118,7 +1137,12 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
                     {"json_doc_id": rid, "planned_edits": "; ".join(notes), "patches": ops},
                 )
             )
-    fresh = [f for i, f in enumerate(new_facts) if i not in handled]
+    held = " ".join(f.value for f in new_facts if f.predicate == "said").lower()
+    fresh = [
+        f
+        for i, f in enumerate(new_facts)
+        if i not in handled and (f.predicate == "said" or f.value.lower() not in held)
+    ]
     if fresh and schema_tools:
         calls += _new_fact_calls(ctx, schema_tools, filler, fresh)
     if not calls:
@@ -1226,11 +1250,17 @@ def _same_subject(old: Statement, new: Statement) -> bool:
     return old.subject.strip().lower() == new.subject.strip().lower()
 
 
+_WHEN = {"now", "today", "currently", "still", "last", "week", "month", "year", "day", "ago"}
+
+
 def _same_slot(old: Statement, new: Statement) -> bool:
     if new.predicate == "said":  # a later statement on the same subject and the same things
         if old.predicate != "said" or not re.match(re.escape(new.subject) + r"\b(?!')", old.value):
             return False
-        a, b = (content_terms(x.value[len(new.subject) :]) for x in (old, new))
+        a, b = (
+            {w for w in content_terms(x.value[len(new.subject) :]) if w.isalpha()} - _WHEN
+            for x in (old, new)
+        )
         return len(a & b) >= 0.5 * min(len(a), len(b), 3) > 0
     if old.predicate != new.predicate or not _same_subject(old, new):
         return False

@@ -46,7 +46,7 @@ def manager_run(sessions):
 def test_a_first_person_clause_becomes_a_third_person_memory(sentence, expected):
     said = [text for _, text in open_statements(sentence, {})]
     assert len(said) == len(expected), said
-    for text, start in zip(said, expected):
+    for text, start in zip(said, expected, strict=True):
         assert text.startswith(start), said
 
 
@@ -69,7 +69,7 @@ def test_questions_requests_hypotheticals_and_views_are_not_memories(sentence):
 def test_a_standing_answer_preference_is_kept():
     said = open_statements("Always give me temperatures in Celsius please.", {})
     assert [s for _, s in said] == [
-        "User wants the assistant to give User temperatures in Celsius please"
+        "User wants the assistant to always give User temperatures in Celsius please"
     ]
 
 
