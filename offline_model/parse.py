@@ -1545,6 +1545,19 @@ _AGREE = {"am": "is", "'m": "is", "are": "is", "'re": "is", "have": "has", "'ve"
 _AGREE |= {"do": "does", "were": "was", "'d": "would", "'ll": "will", "wo": "will"}
 _STANDING = re.compile(r"\b(?:from now on|always|never|going forward|in (?:the )?future)\b", re.I)
 _THEIRS = {"he", "she", "it", "they"}
+_SAYS = {"VERB", "AUX", "ADP", "ADJ"}  # heads a subject-less clause of the user's can have
+_SMALL_TALK = {
+    "thank",
+    "thanks",
+    "hi",
+    "hello",
+    "hey",
+    "bye",
+    "congrat",
+    "congrats",
+    "lol",
+    "sorry",
+}
 _VIEWS = {"say", "think", "reckon", "believe", "claim", "feel", "want", "wish"}
 _KIN = re.compile(r"\bUser's ((?:[a-z-]+ )?[a-z-]+),? ([A-Z][a-z]+)\b")
 
@@ -1577,13 +1590,35 @@ def _asks(doc) -> bool:
     return first.tag_ in ("WP", "WRB", "WDT") or (first.dep_ == "aux" and bool(subject))
 
 
+def _agreeing(tokens, h, implied: bool) -> set[int]:
+    """The verbs that agree with a first-person subject turned into "User": in each clause of
+    `tokens` whose subject is I or we (or, `implied`, the subject-less head), the first verb."""
+    out = set()
+    for v in tokens:
+        subj = [c for c in v.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if subj and subj[0].lower_ in ("i", "we") or implied and v is h and not subj:
+            after = subj[0].i if subj else -1
+            verbs = [c for c in v.children if c.dep_ in ("aux", "auxpass") and c.i > after]
+            out.add(min([v, *verbs], key=lambda t: t.i).i)
+    return out
+
+
+def _third(t) -> str:
+    from offline_model.rules import conjugate
+
+    if t.tag_ == "VBD" and t.lower_ != "were" or t.tag_ not in ("VBP", "VB", "MD", "VBD"):
+        return t.text
+    return (" " if t.text.startswith("'") else "") + (_AGREE.get(t.lower_) or conjugate(t.text))
+
+
 def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
     """(subject, third-person sentence) for each clause of `text` (one sentence of a user's
     message) that tells something about the user or the user's people, animals and things:
     "My son Kenji started judo and he loves it" -> ("User's son Kenji", "User's son Kenji
-    started judo"), ("User's son Kenji", "User's son Kenji loves it"). `known` maps the names of
-    the user's own to how they were introduced ("Kenji" -> "User's son Kenji") and, under " ",
-    what a pronoun subject stands for; it is updated."""
+    started judo"), ("User's son Kenji", "User's son Kenji loves it"). A clause with no subject
+    is the user's ("started judo"); one without a verb is kept as said ("choir Tuesdays 7:30").
+    `known` maps the names of the user's own to how they were introduced ("Kenji" -> "User's son
+    Kenji") and, under " ", what a pronoun subject stands for; it is updated."""
     doc = _doc(text)
     if _asks(doc):
         return []
@@ -1596,6 +1631,8 @@ def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
             t.lower_ in ("would", "could", "'d", "might") for t in tokens
         ):
             continue  # a hypothetical
+        if any(t.lower_ in ("you", "your") for t in tokens):
+            continue  # talk to the assistant
         while tokens and (
             tokens[0].is_punct
             or tokens[0].dep_ in ("cc", "intj", "mark")
@@ -1608,7 +1645,7 @@ def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
         if not tokens:
             continue
         words = [t.text_with_ws for t in tokens]
-        lead, key = "", ""
+        lead, key, implied = "", "", False
         for t in tokens:  # "my son Kenji", "our dog, Biscuit": a name of one of the user's own
             owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
             if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN":
@@ -1617,16 +1654,12 @@ def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
         if subject is None and h.tag_ == "VBZ" and " " in known:
             lead, key = known[" "] + " ", known[" "]  # "(my cat...) costs 1400 zl": the same one
         elif subject is None:
-            if h.tag_ == "VB" or h.dep_ != "ROOT" or h.pos_ in ("NOUN", "PROPN", "INTJ"):
+            if h.tag_ in ("VB", "VBZ") or h.dep_ != "ROOT" or h.pos_ not in _SAYS:
                 if not (h.tag_ == "VB" and _STANDING.search(text)):
-                    continue  # a request, or a fragment with no one doing anything
+                    continue  # a request, or no one doing anything
                 lead = "User wants the assistant to "  # a standing instruction on answers
             else:
-                lead = "User " if h.tag_ in ("VBD", "VBN", "MD") else "User is "
-                if h.tag_ == "VBZ":
-                    continue
-            if tokens[0].pos_ != "PROPN":
-                words[0] = words[0][0].lower() + words[0][1:]
+                lead, implied = ("User " if h.tag_ in ("VBD", "VBN", "VBP") else "User is "), True
         elif subject.lower_ in _THEIRS:
             if " " not in known:
                 continue
@@ -1644,35 +1677,24 @@ def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
                 continue  # someone else's fact or view
             if subject.lower_ not in ("i", "we") and h.lemma_ in _VIEWS:
                 continue  # "my partner says ...": a view, not a fact
-        subject_i = subject.i if subject is not None else -1
+        if lead and tokens[0].pos_ != "PROPN":
+            words[0] = words[0][0].lower() + words[0][1:]
         phrase = list(subject.subtree) if subject is not None else []
+        agree = _agreeing(tokens, h, implied and lead == "User ")
         for k, t in enumerate(tokens):
             if t.lower_ in _FIRST and t.tag_ in ("PRP", "PRP$"):
                 words[k] = _FIRST[t.lower_] + t.whitespace_
             elif t.text in known and not (k and tokens[k - 1].text in known[t.text]):
                 words[k] = known[t.text] + t.whitespace_
-            elif t.text == "'s" and t.pos_ == "AUX" and subject_i < t.i:
+            elif t.text == "'s" and t.pos_ == "AUX":
                 words[k] = (" has" if t.nbor().tag_ == "VBN" else " is") + t.whitespace_
-            elif (
-                (t.head.i == h.i or t.i == h.i)
-                and t.tag_ in ("VBP", "MD", "VBD")
-                and subject_i < t.i
-                and (subject is None or subject.lower_ in ("i", "we"))
-            ):
-                if t.dep_ in ("aux", "auxpass", "ROOT", "conj", "parataxis", "ccomp") or t.i == h.i:
-                    low = t.lower_
-                    verb = _AGREE.get(low) or (t.text + "s" if t.tag_ == "VBP" else t.text)
-                    if t.tag_ == "VBD" and low != "were":
-                        verb = t.text
-                    space = " " if t.text.startswith("'") else ""
-                    words[k] = space + verb + t.whitespace_
-                    subject_i = 10**6  # only the first verb agrees
+            elif t.i in agree:
+                words[k] = _third(t) + t.whitespace_
         sentence = (lead + "".join(words).strip()).strip(" ,;:-")
         sentence = re.sub(r"\bUser's's\b", "User's", sentence)
         sentence = sentence[0].upper() + sentence[1:]
-        rest = [t for t in tokens if t not in phrase and not t.is_punct]
-        if len(rest) < 2:  # "I think", "I know": nothing said
-            continue
+        if len([t for t in tokens if t not in phrase and not t.is_punct]) < 2:
+            continue  # "I think", "I know": nothing said
         kin_names(sentence, known)
         if subject is not None and not key:
             key = "".join(words[: subject.right_edge.i - tokens[0].i + 1]).strip()
@@ -1680,4 +1702,16 @@ def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
         if key.startswith("User's"):  # what "it", "he" or "she" in a later clause stands for
             known[" "] = key
         out.append((key or "User", sentence))
-    return out
+    subjects = [t for t in doc if t.dep_ in ("nsubj", "nsubjpass")]
+    if out or any(
+        s.pos_ in ("PRON", "PROPN") or any(c.dep_ == "poss" for c in s.children) for s in subjects
+    ):
+        return out
+    # No clause read, and no one else's: a note in the user's words ("choir Tuesdays 7:30").
+    words = [t for t in doc if not t.is_punct or t.i < len(doc) - 1]
+    if len(words) < 3 or not any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in words):
+        return []
+    if any(t.lemma_.lower() in _SMALL_TALK | _VIEWS or t.tag_ == "VB" for t in words[:3]):
+        return []
+    note = "".join(_FIRST.get(t.lower_, t.text) + t.whitespace_ for t in words).strip(" ,;:-")
+    return [("User", "User: " + note)]

@@ -41,7 +41,15 @@ from offline_model.rules import (
 from offline_model.rules import (
     QUESTION as _QUESTION,
 )
-from offline_model.skills import Request, Said, _dated, _session_date, grading_inputs, summarize
+from offline_model.skills import (
+    _RELATIVE,
+    Request,
+    _day,
+    _session_date,
+    grading_inputs,
+    summarize,
+)
+from offline_model.skills import _resolve as _resolve_date
 from offline_model.text import SINGLE_VALUED, embed, flatten_json, message_text
 
 # Predicates a person can hold several values of; every other "my X is Y" holds one.
@@ -736,6 +744,17 @@ _SLOT_WORDS = content_terms(
 )
 
 
+def _with_dates(text: str, when) -> str:
+    """`text` with the dates its relative expressions name, counted from `when` (the session's
+    date); a statement about days still to come says it is scheduled."""
+    found = [m for m in _RELATIVE.finditer(text) if not text[: m.start()].endswith("every ")]
+    days = [_resolve_date(m, text, when) for m in found] if when else []
+    if not days:
+        return text
+    shown = ", ".join(dict.fromkeys(_day(d) for d in days))
+    return f"{text} ({'scheduled for ' if min(days) > when else ''}{shown})"
+
+
 def open_facts(ctx: Context, patching: bool = False) -> list[Statement]:
     """A memory for what each user message says about each of the user's own (themselves, their
     people, animals and things: parse.open_statements), relative dates resolved against the
@@ -752,15 +771,14 @@ def open_facts(ctx: Context, patching: bool = False) -> list[Statement]:
         said: dict[str, list[str]] = {}
         for sentence in split_sentences(text):
             slots = content_terms(" ".join(f.value for f in extract_facts(sentence)))
-            for n, (subject, clause) in enumerate(open_statements(sentence, known)):
+            for subject, clause in open_statements(sentence, known):
                 if slots and content_terms(clause) - _SLOT_WORDS - _WHEN <= slots:
                     continue  # the slot readers say it ("User works at Acme.")
-                said.setdefault(subject if subject != "User" else f"{n} {sentence}", []).append(
+                said.setdefault(subject if subject.startswith("User") else "User", []).append(
                     clause
                 )
         for subject, clauses in said.items():
-            subject = subject if subject.startswith("User") else "User"
-            memory = _dated(Said("; ".join(clauses), when, 0))[0]
+            memory = _with_dates("; ".join(clauses), when)
             out.append(Statement(subject, "said", memory, text))
     held = " ".join(f.value for f in out).lower()
     return out + [f for f in per_fact_facts(ctx) if patching or f.value.lower() not in held]
