@@ -1648,7 +1648,7 @@ def open_statements(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
         lead, key, implied = "", "", False
         for t in tokens:  # "my son Kenji", "our dog, Biscuit": a name of one of the user's own
             owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
-            if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN":
+            if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN" and owner.i < t.i:
                 if any(c.lower_ in ("my", "our") for c in owner.children):
                     known.setdefault(t.text, f"User's {owner.text} {t.text}")
         if subject is None and h.tag_ == "VBZ" and " " in known:

@@ -45,6 +45,7 @@ from offline_model.skills import (
     _RELATIVE,
     Request,
     _day,
+    _past_at,
     _session_date,
     grading_inputs,
     summarize,
@@ -744,15 +745,28 @@ _SLOT_WORDS = content_terms(
 )
 
 
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+)
+_MONTH_NAMES = _MONTH_NAMES.split()
+_MONTH_NAMED = re.compile(
+    rf"\b(?:in|by|until|from|for|next|this) ({'|'.join(_MONTH_NAMES)})\b", re.I
+)
+
+
 def _with_dates(text: str, when) -> str:
     """`text` with the dates its relative expressions name, counted from `when` (the session's
     date); a statement about days still to come says it is scheduled."""
     found = [m for m in _RELATIVE.finditer(text) if not text[: m.start()].endswith("every ")]
     days = [_resolve_date(m, text, when) for m in found] if when else []
-    if not days:
-        return text
-    shown = ", ".join(dict.fromkeys(_day(d) for d in days))
-    return f"{text} ({'scheduled for ' if min(days) > when else ''}{shown})"
+    if days:
+        shown = ", ".join(dict.fromkeys(_day(d) for d in days))
+        return f"{text} ({'scheduled for ' if min(days) > when else ''}{shown})"
+    m = _MONTH_NAMED.search(text) if when else None  # "a race in October", said in May
+    month = _MONTH_NAMES.index(m[1].lower()) + 1 if m else 0
+    if month and month != when.month and not _past_at(text, m.start(1)):
+        return f"{text} (scheduled for {m[1]} {when.year + (month < when.month)})"
+    return text
 
 
 def open_facts(ctx: Context, patching: bool = False) -> list[Statement]:
@@ -777,9 +791,9 @@ def open_facts(ctx: Context, patching: bool = False) -> list[Statement]:
                 said.setdefault(subject if subject.startswith("User") else "User", []).append(
                     clause
                 )
-        for subject, clauses in said.items():
-            memory = _with_dates("; ".join(clauses), when)
-            out.append(Statement(subject, "said", memory, text))
+        if said:  # what one message says is one memory, under its first subject
+            memory = _with_dates("; ".join(c for cs in said.values() for c in cs), when)
+            out.append(Statement(next(iter(said)), "said", memory, text))
     held = " ".join(f.value for f in out).lower()
     return out + [f for f in per_fact_facts(ctx) if patching or f.value.lower() not in held]
 
@@ -1063,12 +1077,7 @@ def record_facts(record: Record, known_names: set[str]) -> list[Statement]:
         if isinstance(sentence, str):
             facts += extract_facts(sentence, False)
         return facts
-    said = (
-        [Statement("", "said", record.text.rstrip(". "))]
-        if set(record.value) == {"content"}
-        else []
-    )
-    return extract_facts(record.text, False) + said
+    return extract_facts(record.text, False)
 
 
 def _schema_of(value: dict) -> dict:
@@ -1223,21 +1232,18 @@ def _record_patches(
             calls.append(("RemoveDoc", {"json_doc_id": r.id}))
             removed.add(r.id)
     for i, f in enumerate(new_facts):
+        if f.predicate == "said":
+            calls += _said_updates(ctx, tools, f, removed, patches, handled, i)
+            continue
         for r in ctx.existing:
-            if r in documents or r.id in removed or f.predicate == "said" and r.id in patches:
+            if r in documents or r.id in removed:
                 continue
             old = [g for g in facts_of[r.id] if _same_slot(g, f)]
             if not old:
                 continue
-            if any(g.value.lower() == f.value.lower() for g in old):
-                handled.add(i)
-                break  # already known
-            if r.bare:  # a plain-text memory (LangMem's (id, text)) is replaced, not patched
-                if "RemoveDoc" in tools:
-                    calls.append(("RemoveDoc", {"json_doc_id": r.id}))
-                    removed.add(r.id)
-                break
             handled.add(i)
+            if any(g.value.lower() == f.value.lower() for g in old):
+                break  # already known
             ops = _record_patch(r, old[0], f)
             if ops:
                 prev_ops, prev_notes = patches.get(r.id, ([], []))
@@ -1263,6 +1269,57 @@ def _new_fact_calls(
     return []
 
 
+_CLAUSE_SUBJECT = re.compile(r"^User(?:'s [a-z-]+(?: [A-Z][a-z]+)?)?")
+
+
+def _outdated(old: str, new: str) -> list[str]:
+    """The clauses of a stored memory that a newer one restates: the same subject and most of
+    the shorter one's words, values aside ("User keeps 3 hens" by "User has 5 hens now")."""
+
+    def parts(text: str) -> list[tuple[str, str, set[str]]]:
+        out = []
+        for c in text.rstrip(". ").split("; "):
+            who = _CLAUSE_SUBJECT.match(c)
+            said = re.sub(r"\s*\([^)]*\)", "", c[who.end() if who else 0 :])
+            terms = {w for w in content_terms(said) if w.isalpha()} - _WHEN
+            out.append((c, who[0] if who else "", terms))
+        return out
+
+    newer = parts(new)
+    return [
+        c
+        for c, s, a in parts(old)
+        if any(s == t and len(a & b) > 0.5 * min(len(a), len(b), 3) for _, t, b in newer)
+    ]
+
+
+def _said_updates(ctx, tools, f, removed, patches, handled, i) -> list[tuple[str, dict]]:
+    """A newer memory `f` (new_facts[i]) on what stored plain memories say: each one's outdated
+    clauses go (PatchDoc, or for LangMem's (id, text) memories RemoveDoc and the rest anew)."""
+    calls: list[tuple[str, dict]] = []
+    for r in ctx.existing:
+        if r.id in removed or r.id in patches or set(r.value) != {"content"}:
+            continue
+        gone = _outdated(r.text, f.value)
+        kept = [c for c in r.text.rstrip(". ").split("; ") if c not in gone]
+        if not gone:
+            continue
+        if not r.bare and "PatchDoc" in tools:
+            text = "; ".join([*kept, f.value.rstrip(".")]) + "."
+            patches[r.id] = ([{"op": "replace", "path": "/content", "value": text}], ["update"])
+            handled.add(i)
+        elif "RemoveDoc" in tools:
+            calls.append(("RemoveDoc", {"json_doc_id": r.id}))
+            removed.add(r.id)
+            tool = next((t for t in tools.values() if _is_open(t)), None)
+            if kept and tool:
+                key = next(
+                    n for n in tool.properties if concept(n, tool.properties[n]) == "content"
+                )
+                calls.append((tool.name, {key: "; ".join(kept) + "."}))
+    return calls
+
+
 def _same_subject(old: Statement, new: Statement) -> bool:
     """The user and the user's mother are different subjects, though both 'live in' a city."""
     return old.subject.strip().lower() == new.subject.strip().lower()
@@ -1272,14 +1329,6 @@ _WHEN = {"now", "today", "currently", "still", "last", "week", "month", "year", 
 
 
 def _same_slot(old: Statement, new: Statement) -> bool:
-    if new.predicate == "said":  # a later statement on the same subject and the same things
-        if old.predicate != "said" or not re.match(re.escape(new.subject) + r"\b(?!')", old.value):
-            return False
-        a, b = (
-            {w for w in content_terms(x.value[len(new.subject) :]) if w.isalpha()} - _WHEN
-            for x in (old, new)
-        )
-        return len(a & b) >= 0.5 * min(len(a), len(b), 3) > 0
     if old.predicate != new.predicate or not _same_subject(old, new):
         return False
     if new.predicate in SINGLE_VALUED or new.predicate.startswith("favourite "):
