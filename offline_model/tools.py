@@ -42,6 +42,7 @@ from offline_model.rules import (
     QUESTION as _QUESTION,
 )
 from offline_model.skills import (
+    _MONTHS,
     _RELATIVE,
     Request,
     _day,
@@ -119,7 +120,6 @@ class Record:
     id: str
     kind: str
     value: dict
-    bare: bool = False  # stored as a plain string (LangMem's (id, text) memories)
 
     @property
     def text(self) -> str:
@@ -261,9 +261,7 @@ def read_context(messages: Sequence[BaseMessage]) -> Context:
     for m in messages:
         text = message_text(m)
         for inst in _INSTANCE.finditer(text):
-            value = _parse_value(inst["body"])
-            bare = inst["kind"] == "__any__" and not inst["body"].lstrip().startswith("{")
-            ctx.existing.append(Record(inst["id"], inst["kind"], value, bare))
+            ctx.existing.append(Record(inst["id"], inst["kind"], _parse_value(inst["body"])))
         for inst in _SCHEMA_INSTANCE.finditer(text):
             ctx.existing.append(Record(inst["kind"], inst["kind"], _parse_value(inst["body"])))
         for f in _FEEDBACK.finditer(text):
@@ -745,13 +743,7 @@ _SLOT_WORDS = content_terms(
 )
 
 
-_MONTH_NAMES = (
-    "january february march april may june july august september october november december"
-)
-_MONTH_NAMES = _MONTH_NAMES.split()
-_MONTH_NAMED = re.compile(
-    rf"\b(?:in|by|until|from|for|next|this) ({'|'.join(_MONTH_NAMES)})\b", re.I
-)
+_MONTH_NAMED = re.compile(rf"\b(?:in|by|until|from|for|next|this) ({_MONTH})(?!\s*\d)", re.I)
 
 
 def _with_dates(text: str, when) -> str:
@@ -763,15 +755,15 @@ def _with_dates(text: str, when) -> str:
         shown = ", ".join(dict.fromkeys(_day(d) for d in days))
         return f"{text} ({'scheduled for ' if min(days) > when else ''}{shown})"
     m = _MONTH_NAMED.search(text) if when else None  # "a race in October", said in May
-    month = _MONTH_NAMES.index(m[1].lower()) + 1 if m else 0
+    month = _MONTHS.index(m[1][:3].lower()) + 1 if m else 0
     if month and month != when.month and not _past_at(text, m.start(1)):
         return f"{text} (scheduled for {m[1]} {when.year + (month < when.month)})"
     return text
 
 
 def open_facts(ctx: Context, patching: bool = False) -> list[Statement]:
-    """A memory for what each user message says about each of the user's own (themselves, their
-    people, animals and things: parse.open_statements), relative dates resolved against the
+    """A memory for what each user message says about the user's own (themselves, their people,
+    animals and things: parse.open_statements), relative dates resolved against the
     session's date; then the slot facts no such clause holds (a form, a signature), or, when
     `patching`, every slot fact (a stored "User works at Acme" takes the new employer in place)."""
     known: dict[str, str] = {}
@@ -781,19 +773,17 @@ def open_facts(ctx: Context, patching: bool = False) -> list[Statement]:
         (d for t in ctx.turns if t.speaker == "system" for d in [_session_date(t.text)] if d), None
     )
     out = []
-    for text in ctx.user_texts:  # what a message says about one of theirs makes one memory
-        said: dict[str, list[str]] = {}
+    for text in ctx.user_texts:  # what one message says is one memory
+        said = []
         for sentence in split_sentences(text):
             slots = content_terms(" ".join(f.value for f in extract_facts(sentence)))
-            for subject, clause in open_statements(sentence, known):
-                if slots and content_terms(clause) - _SLOT_WORDS - _WHEN <= slots:
-                    continue  # the slot readers say it ("User works at Acme.")
-                said.setdefault(subject if subject.startswith("User") else "User", []).append(
-                    clause
-                )
-        if said:  # what one message says is one memory, under its first subject
-            memory = _with_dates("; ".join(c for cs in said.values() for c in cs), when)
-            out.append(Statement(next(iter(said)), "said", memory, text))
+            said += [
+                clause
+                for clause in open_statements(sentence, known)
+                if not slots or not content_terms(clause) - _SLOT_WORDS - _WHEN <= slots
+            ]  # a clause the slot readers hold stays their memory ("User works at Acme.")
+        if said:
+            out.append(Statement("user", "said", _with_dates("; ".join(said), when), text))
     held = " ".join(f.value for f in out).lower()
     return out + [f for f in per_fact_facts(ctx) if patching or f.value.lower() not in held]
 
@@ -1304,7 +1294,7 @@ def _said_updates(ctx, tools, f, removed, patches, handled, i) -> list[tuple[str
         kept = [c for c in r.text.rstrip(". ").split("; ") if c not in gone]
         if not gone:
             continue
-        if not r.bare and "PatchDoc" in tools:
+        if r.kind != "__any__" and "PatchDoc" in tools:  # not LangMem's (id, text) memories
             text = "; ".join([*kept, f.value.rstrip(".")]) + "."
             patches[r.id] = ([{"op": "replace", "path": "/content", "value": text}], ["update"])
             handled.add(i)
@@ -1410,13 +1400,7 @@ def _is_retracted(record: Record, facts: list[Statement], ctx: Context) -> bool:
 
 
 def _retractions(ctx: Context) -> list[str]:
-    out = []
-    for text in ctx.user_texts[-1:]:
-        for m in FORGET.finditer(text):
-            clause = m["value"] or m["value2"] or m["value3"]
-            if clause:
-                out.append(clause)
-    return out
+    return [clause for clause, _ in _retracted_statements(ctx)]
 
 
 def _is_per_fact(tool: ToolSpec) -> bool:
