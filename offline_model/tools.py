@@ -735,11 +735,11 @@ def per_fact_facts(ctx: Context) -> list[Statement]:
 
 
 # The words a slot reader's fact is told with: a clause with nothing more is the slot fact.
+_VERBS = " ".join(
+    f"{v} {v}s {v.rstrip('e')}ed {v.rstrip('e')}ing" for v in _PLACE_VERBS | _WORK_VERBS
+)
 _SLOT_WORDS = content_terms(
-    " ".join([*PREDICATE_PHRASES.values(), "user named called job"])
-    + " ".join(
-        f" {v} {v}s {v.rstrip('e')}ed {v.rstrip('e')}ing" for v in _PLACE_VERBS | _WORK_VERBS
-    )
+    " ".join(PREDICATE_PHRASES.values()) + " user named called job " + _VERBS
 )
 
 
@@ -769,9 +769,8 @@ def open_facts(ctx: Context, patching: bool = False) -> list[Statement]:
     known: dict[str, str] = {}
     for r in ctx.existing:
         kin_names(r.text, known)
-    when = next(
-        (d for t in ctx.turns if t.speaker == "system" for d in [_session_date(t.text)] if d), None
-    )
+    dates = (_session_date(t.text) for t in ctx.turns if t.speaker == "system")
+    when = next(filter(None, dates), None)
     out = []
     for text in ctx.user_texts:  # what one message says is one memory
         said = []
@@ -1303,9 +1302,7 @@ def _said_updates(ctx, tools, f, removed, patches, handled, i) -> list[tuple[str
             removed.add(r.id)
             tool = next((t for t in tools.values() if _is_open(t)), None)
             if kept and tool:
-                key = next(
-                    n for n in tool.properties if concept(n, tool.properties[n]) == "content"
-                )
+                key = next(n for n, v in tool.properties.items() if concept(n, v) == "content")
                 calls.append((tool.name, {key: "; ".join(kept) + "."}))
     return calls
 
