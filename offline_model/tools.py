@@ -735,14 +735,10 @@ def per_fact_facts(ctx: Context) -> list[Statement]:
 
 
 # The words a slot reader's fact is told with: a clause with nothing more is the slot fact.
-_VERBS = " ".join(
-    f"{v} {v}s {v.rstrip('e')}ed {v.rstrip('e')}ing" for v in _PLACE_VERBS | _WORK_VERBS
-)
+_VERBS = [f"{v} {v}s {v.rstrip('e')}ed {v.rstrip('e')}ing" for v in _PLACE_VERBS | _WORK_VERBS]
 _SLOT_WORDS = content_terms(
-    " ".join(PREDICATE_PHRASES.values()) + " user named called job " + _VERBS
+    " ".join([*PREDICATE_PHRASES.values(), "user named called job", *_VERBS])
 )
-
-
 _MONTH_NAMED = re.compile(rf"\b(?:in|by|until|from|for|next|this) ({_MONTH})(?!\s*\d)", re.I)
 
 
@@ -762,26 +758,23 @@ def _with_dates(text: str, when) -> str:
 
 
 def open_facts(ctx: Context, patching: bool = False) -> list[Statement]:
-    """A memory for what each user message says about the user's own (themselves, their people,
-    animals and things: parse.open_statements), relative dates resolved against the
-    session's date; then the slot facts no such clause holds (a form, a signature), or, when
-    `patching`, every slot fact (a stored "User works at Acme" takes the new employer in place)."""
+    """A memory for what each user message says about the user's own (parse.open_statements),
+    dates resolved from the session's; then the slot facts no memory holds (a form), or, when
+    `patching`, every one (a stored "User works at Acme" takes a new employer in place)."""
     known: dict[str, str] = {}
     for r in ctx.existing:
         kin_names(r.text, known)
     dates = (_session_date(t.text) for t in ctx.turns if t.speaker == "system")
     when = next(filter(None, dates), None)
     out = []
-    for text in ctx.user_texts:  # what one message says is one memory
-        said = []
+    for text in ctx.user_texts:  # what one message says is one memory, unless the slot
+        said, more = [], False  # readers hold all of it ("I'm Ann, I work at Acme.")
         for sentence in split_sentences(text):
             slots = content_terms(" ".join(f.value for f in extract_facts(sentence)))
-            said += [
-                clause
-                for clause in open_statements(sentence, known)
-                if not slots or not content_terms(clause) - _SLOT_WORDS - _WHEN <= slots
-            ]  # a clause the slot readers hold stays their memory ("User works at Acme.")
-        if said:
+            for clause in open_statements(sentence, known):
+                said.append(clause)
+                more |= not slots or not content_terms(clause) - _SLOT_WORDS - _WHEN <= slots
+        if more:
             out.append(Statement("user", "said", _with_dates("; ".join(said), when), text))
     held = " ".join(f.value for f in out).lower()
     return out + [f for f in per_fact_facts(ctx) if patching or f.value.lower() not in held]
@@ -1132,7 +1125,7 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
         for n, t in tools.items()
         if n not in ("PatchDoc", "RemoveDoc", "Done", "PatchFunctionErrors")
     ]
-    retracted = _retractions(ctx)
+    retracted = [c for c, _ in _retracted_statements(ctx)]
     open_ = any(_is_open(t) for t in schema_tools)
     new_facts = [
         f
@@ -1218,8 +1211,15 @@ def _record_patches(
         if r in documents:
             continue
         if "RemoveDoc" in tools and _is_retracted(r, facts_of[r.id], ctx):
-            calls.append(("RemoveDoc", {"json_doc_id": r.id}))
-            removed.add(r.id)
+            parts = r.text.rstrip(". ").split("; ") if set(r.value) == {"content"} else []
+            kept = [
+                c
+                for c in parts
+                if not _is_retracted(
+                    Record(r.id, r.kind, {"content": c}), extract_facts(c, False), ctx
+                )
+            ]  # a memory of several clauses loses just the retracted one
+            calls += _drop_clauses(r, kept, tools, patches, removed)
     for i, f in enumerate(new_facts):
         if f.predicate == "said":
             calls += _said_updates(ctx, tools, f, removed, patches, handled, i)
@@ -1234,7 +1234,9 @@ def _record_patches(
             if any(g.value.lower() == f.value.lower() for g in old):
                 break  # already known
             ops = _record_patch(r, old[0], f)
-            if ops:
+            if ops and r.kind == "__any__":  # LangMem's (id, text) memories take no patch
+                calls += _drop_clauses(r, [ops[0]["value"].rstrip(".")], tools, patches, removed)
+            elif ops:
                 prev_ops, prev_notes = patches.get(r.id, ([], []))
                 note = f"replace {old[0].predicate} '{old[0].value}' with '{f.value}' (newer statement wins)"
                 patches[r.id] = (prev_ops + ops, prev_notes + [note])
@@ -1258,9 +1260,6 @@ def _new_fact_calls(
     return []
 
 
-_CLAUSE_SUBJECT = re.compile(r"^User(?:'s [a-z-]+(?: [A-Z][a-z]+)?)?")
-
-
 def _outdated(old: str, new: str) -> list[str]:
     """The clauses of a stored memory that a newer one restates: the same subject and most of
     the shorter one's words, values aside ("User keeps 3 hens" by "User has 5 hens now")."""
@@ -1268,7 +1267,7 @@ def _outdated(old: str, new: str) -> list[str]:
     def parts(text: str) -> list[tuple[str, str, set[str]]]:
         out = []
         for c in text.rstrip(". ").split("; "):
-            who = _CLAUSE_SUBJECT.match(c)
+            who = re.match(r"User(?:'s [a-z-]+(?: [A-Z][a-z]+)?)?", c)
             said = re.sub(r"\s*\([^)]*\)", "", c[who.end() if who else 0 :])
             terms = {w for w in content_terms(said) if w.isalpha()} - _WHEN
             out.append((c, who[0] if who else "", terms))
@@ -1283,27 +1282,33 @@ def _outdated(old: str, new: str) -> list[str]:
 
 
 def _said_updates(ctx, tools, f, removed, patches, handled, i) -> list[tuple[str, dict]]:
-    """A newer memory `f` (new_facts[i]) on what stored plain memories say: each one's outdated
-    clauses go (PatchDoc, or for LangMem's (id, text) memories RemoveDoc and the rest anew)."""
+    """Plain memories restated by a newer one `f` (new_facts[i]) lose the outdated clauses."""
     calls: list[tuple[str, dict]] = []
     for r in ctx.existing:
-        if r.id in removed or r.id in patches or set(r.value) != {"content"}:
-            continue
-        gone = _outdated(r.text, f.value)
-        kept = [c for c in r.text.rstrip(". ").split("; ") if c not in gone]
-        if not gone:
-            continue
-        if r.kind != "__any__" and "PatchDoc" in tools:  # not LangMem's (id, text) memories
-            text = "; ".join([*kept, f.value.rstrip(".")]) + "."
-            patches[r.id] = ([{"op": "replace", "path": "/content", "value": text}], ["update"])
-            handled.add(i)
-        elif "RemoveDoc" in tools:
-            calls.append(("RemoveDoc", {"json_doc_id": r.id}))
-            removed.add(r.id)
-            tool = next((t for t in tools.values() if _is_open(t)), None)
-            if kept and tool:
-                key = next(n for n, v in tool.properties.items() if concept(n, v) == "content")
-                calls.append((tool.name, {key: "; ".join(kept) + "."}))
+        plain = set(r.value) == {"content"} and r.id not in removed and r.id not in patches
+        if plain and (gone := _outdated(r.text, f.value)):
+            kept = [c for c in r.text.rstrip(". ").split("; ") if c not in gone]
+            calls += _drop_clauses(r, kept, tools, patches, removed, f.value)
+            if r.id in patches:
+                handled.add(i)
+    return calls
+
+
+def _drop_clauses(r, kept, tools, patches, removed, new: str = "") -> list[tuple[str, dict]]:
+    """Calls leaving plain memory `r` its `kept` clauses (and `new` when patched in place);
+    LangMem's (id, text) memories cannot be patched: removed, and the rest inserted anew."""
+    if r.kind != "__any__" and "PatchDoc" in tools and (kept or new):
+        text = "; ".join([*kept, *([new.rstrip(".")] if new else [])]) + "."
+        patches[r.id] = ([{"op": "replace", "path": "/content", "value": text}], ["update"])
+        return []
+    if "RemoveDoc" not in tools:
+        return []
+    removed.add(r.id)
+    calls = [("RemoveDoc", {"json_doc_id": r.id})]
+    tool = next((t for t in tools.values() if _is_open(t)), None)
+    if kept and tool:
+        key = next(n for n, v in tool.properties.items() if concept(n, v) == "content")
+        calls.append((tool.name, {key: "; ".join(kept) + "."}))
     return calls
 
 
@@ -1394,10 +1399,6 @@ def _is_retracted(record: Record, facts: list[Statement], ctx: Context) -> bool:
         elif _overlaps(_stated_text(record), clause):
             return True
     return False
-
-
-def _retractions(ctx: Context) -> list[str]:
-    return [clause for clause, _ in _retracted_statements(ctx)]
 
 
 def _is_per_fact(tool: ToolSpec) -> bool:
@@ -1929,7 +1930,7 @@ def _agent_policy(
     latest = Context(ctx.messages, [Turn("user", last)], existing=ctx.existing)
     facts = per_fact_facts(latest)
     notes = [] if facts else memory_notes(latest)
-    retracted = _retractions(latest)
+    retracted = [c for c, _ in _retracted_statements(latest)]
     facts = [
         f for f in facts if not any(content_terms(f.value) <= content_terms(c) for c in retracted)
     ]
