@@ -1496,3 +1496,174 @@ _TOKEN_READERS = (
     _workplace_nouns,
     _new_home,
 )
+
+
+# Open-domain memories (issue #26): every first-person declarative clause of a user's message,
+# in the third person and the user's own words. The parse decides the clauses (a sentence's root
+# and each conjoined verb with its own subject), whose clause it is (I/we, my/our X, a name or
+# pronoun standing for one of the user's people) and the verb agreement; the words stay.
+_FIRST = {"i": "User", "me": "User", "we": "User", "us": "User", "my": "User's", "our": "User's"}
+_FIRST |= {"mine": "User's", "ours": "User's", "myself": "themselves", "ourselves": "themselves"}
+_AGREE = {"am": "is", "'m": "is", "are": "is", "'re": "is", "have": "has", "'ve": "has"}
+_AGREE |= {"do": "does", "were": "was", "'d": "would", "'ll": "will", "wo": "will"}
+_STANDING = re.compile(r"\b(?:from now on|always|never|going forward|in (?:the )?future)\b", re.I)
+_THEIRS = {"he", "she", "it", "they"}
+_LINKS, _FILLERS = {"cc", "intj", "mark"}, {"so", "also", "well", "anyway", "oh", "ok", "okay"}
+_SAYS = {"VERB", "AUX", "ADP", "ADJ"}  # heads a subject-less clause of the user's can have
+_SMALL_TALK = frozenset("thank thanks hi hello hey bye congrat congrats lol sorry".split())
+_VIEWS = {"say", "think", "reckon", "believe", "claim", "feel", "want", "wish"}
+_KIN = re.compile(r"\bUser's ((?:[a-z-]+ )?[a-z-]+),? ([A-Z][a-z]+)\b")
+
+
+def kin_names(text: str, known: dict[str, str]) -> None:
+    """Into `known`, the user's people as a memory names them ("User's son Kenji")."""
+    for m in _KIN.finditer(text):
+        if not any(w in _STOP for w in m[1].split()):
+            known.setdefault(m[2], m[0])
+
+
+def _clause_heads(doc) -> list:
+    """Each sentence's root, and each verb joined to another with a subject of its own."""
+    joined = [
+        t
+        for t in doc
+        if (t.dep_ in ("conj", "parataxis") or t.dep_ == "ccomp" and t.i < t.head.i)
+        and any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in t.children)
+    ]
+    return sorted([s.root for s in doc.sents] + joined, key=lambda t: t.i)
+
+
+def _asks(doc) -> bool:
+    """A question or a request to the assistant, not a statement."""
+    first = next((t for t in doc if not t.is_punct and t.dep_ != "intj"), None)
+    if doc.text.rstrip().endswith("?") or first is None:
+        return True
+    subject = [c for c in first.head.children if c.dep_ == "nsubj" and c.i > first.i]
+    return first.tag_ in ("WP", "WRB", "WDT") or (first.dep_ == "aux" and bool(subject))
+
+
+def _agreeing(tokens, h, implied: bool) -> set[int]:
+    """The verbs that agree with a first-person subject turned into "User": in each clause of
+    `tokens` whose subject is I or we (or, `implied`, the subject-less head), the first verb."""
+    out = set()
+    for v in tokens:
+        subj = [c for c in v.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if subj and subj[0].lower_ in ("i", "we") or implied and v is h and not subj:
+            after = subj[0].i if subj else -1
+            verbs = [c for c in v.children if c.dep_ in ("aux", "auxpass") and c.i > after]
+            out.add(min([v, *verbs], key=lambda t: t.i).i)
+    return out
+
+
+def _third(t) -> str:
+    from offline_model.rules import conjugate
+
+    if t.tag_ == "VBD" and t.lower_ != "were" or t.tag_ not in ("VBP", "VB", "MD", "VBD"):
+        return t.text
+    return (" " if t.text.startswith("'") else "") + (_AGREE.get(t.lower_) or conjugate(t.text))
+
+
+def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | None:
+    """Whose clause headed by `h` is: (words to put before it, the one it is about, whether its
+    subject "User" is implied), or None when it is not the user's or their own's to keep."""
+    lead, key, implied = "", "", False
+    if subject is None and h.tag_ == "VBZ" and " " in known:
+        lead, key = known[" "] + " ", known[" "]  # "(my cat...) costs 1400 zl": the same one
+    elif subject is None:
+        if h.tag_ in ("VB", "VBZ") or h.dep_ != "ROOT" or h.pos_ not in _SAYS:
+            if not (h.tag_ == "VB" and _STANDING.search(text)):
+                return None  # a request, or no one doing anything
+            lead = "User wants the assistant to "  # a standing instruction on answers
+        else:
+            lead, implied = ("User " if h.tag_ in ("VBD", "VBN", "VBP") else "User is "), True
+    elif subject.lower_ in _THEIRS:
+        if " " not in known:
+            return None
+        key = known[" "]
+        words[subject.i - tokens[0].i] = key + subject.whitespace_
+    else:
+        ours = subject.subtree if subject.dep_ != "expl" else tokens  # "there's a leak in my ..."
+        if not any(t.text in known or t.lower_ in _FIRST for t in ours):
+            return None  # someone else's fact or view
+        if subject.lower_ not in ("i", "we") and h.lemma_ in _VIEWS:
+            return None  # "my partner says ...": a view, not a fact
+    return lead, key, implied
+
+
+def open_statements(text: str, known: dict[str, str]) -> list[str]:
+    """A third-person sentence for each clause of `text` (one sentence of a user's message) that
+    tells something about the user or the user's people, animals and things: "My son Kenji
+    started judo and he loves it" -> "User's son Kenji started judo", "User's son Kenji loves
+    it". A clause with no subject is the user's ("started judo"); a sentence with nothing read
+    and no one else's subject is kept as said ("choir Tuesdays 7:30").
+    `known` maps the names of the user's own to how they were introduced ("Kenji" -> "User's son
+    Kenji") and, under " ", what a pronoun subject stands for; it is updated."""
+    doc = _doc(text)
+    if _asks(doc):
+        return []
+    heads = _clause_heads(doc)
+    out = []
+    for h in heads:
+        inner = {t.i for o in heads if o is not h and o in h.subtree for t in o.subtree}
+        tokens = [t for t in h.subtree if t.i not in inner]
+        lows = {t.lower_ for t in tokens}
+        if lows & {"if", "unless"} and lows & {"would", "could", "'d", "might"} or "you" in lows:
+            continue  # a hypothetical, or talk to the assistant
+        said = [k for k, t in enumerate(tokens) if not (t.is_punct or t.dep_ in _LINKS)]
+        said = [k for k in said if tokens[k].lower_ not in _FILLERS or k > said[0]]
+        tokens = tokens[said[0] : said[-1] + 1] if said else []
+        subject = next((c for c in h.children if c.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+        if not tokens:
+            continue
+        words = [t.text_with_ws for t in tokens]
+        for t in tokens:  # "my son Kenji", "our dog, Biscuit": a name of one of the user's own
+            owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
+            if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN" and owner.i < t.i:
+                if any(c.lower_ in ("my", "our") for c in owner.children):
+                    known.setdefault(t.text, f"User's {owner.text} {t.text}")
+        whose = _whose(h, subject, tokens, words, known, text)
+        if whose is None:
+            continue
+        lead, key, implied = whose
+        if lead and tokens[0].pos_ != "PROPN":
+            words[0] = words[0][0].lower() + words[0][1:]
+        phrase = list(subject.subtree) if subject is not None else []
+        agree = _agreeing(tokens, h, implied and lead == "User ")
+        for k, t in enumerate(tokens):
+            if t.lower_ in _FIRST and t.tag_ in ("PRP", "PRP$"):
+                words[k] = _FIRST[t.lower_] + t.whitespace_
+            elif t.text in known and not (k and tokens[k - 1].text in known[t.text]):
+                words[k] = known[t.text] + t.whitespace_
+            elif t.text == "'s" and t.pos_ == "AUX":
+                words[k] = (" has" if t.nbor().tag_ == "VBN" else " is") + t.whitespace_
+            elif t.i in agree:
+                words[k] = _third(t) + t.whitespace_
+        sentence = re.sub(r"\bUser's's\b", "User's", (lead + "".join(words)).strip(" ,;:-"))
+        sentence = sentence[0].upper() + sentence[1:]
+        if len([t for t in tokens if t not in phrase and not t.is_punct]) < 2:
+            continue  # "I think", "I know": nothing said
+        kin_names(sentence, known)
+        if subject is not None and not key:
+            key = "".join(words[: subject.right_edge.i - tokens[0].i + 1]).strip()
+            key = re.sub(r"\bUser's's\b", "User's", key[0].upper() + key[1:])
+        if key.startswith("User's"):  # what "it", "he" or "she" in a later clause stands for
+            known[" "] = key
+        out.append(sentence)
+    return out or _note(doc)
+
+
+def _note(doc) -> list[str]:
+    """A sentence with no clause read and no one else's as subject, kept in the user's words
+    ("choir Tuesdays 7:30"), unless it is small talk, a view or a request."""
+    subjects = [t for t in doc if t.dep_ in ("nsubj", "nsubjpass")]
+    if any(
+        s.pos_ in ("PRON", "PROPN") or any(c.dep_ == "poss" for c in s.children) for s in subjects
+    ):
+        return []
+    words = [t for t in doc if not t.is_punct or t.i < len(doc) - 1]
+    if len(words) < 3 or not any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in words):
+        return []
+    if words[0].tag_ == "VB" or any(t.lemma_.lower() in _SMALL_TALK | _VIEWS for t in words[:3]):
+        return []
+    note = "".join(_FIRST.get(t.lower_, t.text) + t.whitespace_ for t in words).strip(" ,;:-")
+    return ["User: " + note]

@@ -167,6 +167,7 @@ PREDICATE_PHRASES = {p: row[0] for p, row in PREDICATES.items()}
 ANSWER_PHRASES = {p: row[1] for p, row in PREDICATES.items()}
 PREDICATE_LABELS = {p: row[2] for p, row in PREDICATES.items()}
 PREDICATE_VERBS = {p: row[3] for p, row in PREDICATES.items() if row[3]}
+PREDICATE_PHRASES["said"] = "{v}"  # a clause the user said, already in the third person
 
 # Words that end a captured value ("Acme as a data engineer" -> "Acme").
 _STOP = r"for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|many|some|the (?:past|last))|and|but|because|so|since|where|which|who|though|although|while|when|if|as|now|last|next|yesterday|today|tomorrow|recently|ago|these days|anymore|any more|in (?:the )?(?:spring|summer|autumn|fall|winter)|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in \d{4}|on \w+day|since"

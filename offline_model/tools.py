@@ -25,6 +25,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from offline_model.parse import _PLACE_VERBS, _WORK_VERBS, kin_names, open_statements
 from offline_model.rules import (
     FORGET,
     PREDICATE_PHRASES,
@@ -41,7 +42,17 @@ from offline_model.rules import (
 from offline_model.rules import (
     QUESTION as _QUESTION,
 )
-from offline_model.skills import Request, grading_inputs, summarize
+from offline_model.skills import (
+    _MONTHS,
+    _RELATIVE,
+    Request,
+    _day,
+    _past_at,
+    _session_date,
+    grading_inputs,
+    summarize,
+)
+from offline_model.skills import _resolve as _resolve_date
 from offline_model.text import SINGLE_VALUED, embed, flatten_json, message_text
 
 # Predicates a person can hold several values of; every other "my X is Y" holds one.
@@ -673,6 +684,58 @@ def per_fact_facts(ctx: Context) -> list[Statement]:
     return list(latest.values())
 
 
+# The words a slot reader's fact is told with: a clause with nothing more is the slot fact.
+_VERBS = [f"{v} {v}s {v.rstrip('e')}ed {v.rstrip('e')}ing" for v in _PLACE_VERBS | _WORK_VERBS]
+_SLOT_WORDS = content_terms(
+    " ".join([*PREDICATE_PHRASES.values(), "user named called job", *_VERBS])
+)
+_MONTH_NAMED = re.compile(rf"\b(?:in|by|until|from|for|next|this) ({_MONTH})(?!\s*\d)", re.I)
+
+
+def _with_dates(text: str, when) -> str:
+    """`text` with the dates its relative expressions name, counted from `when` (the session's
+    date); a statement about days still to come says it is scheduled."""
+    found = [m for m in _RELATIVE.finditer(text) if not text[: m.start()].endswith("every ")]
+    days = [_resolve_date(m, text, when) for m in found] if when else []
+    if days:
+        shown = ", ".join(dict.fromkeys(_day(d) for d in days))
+        return f"{text} ({'scheduled for ' if min(days) > when else ''}{shown})"
+    m = _MONTH_NAMED.search(text) if when else None  # "a race in October", said in May
+    month = _MONTHS.index(m[1][:3].lower()) + 1 if m else 0
+    if month and month != when.month and not _past_at(text, m.start(1)):
+        return f"{text} (scheduled for {m[1]} {when.year + (month < when.month)})"
+    return text
+
+
+def open_facts(ctx: Context, patching: bool = False) -> list[Statement]:
+    """A memory for what each user message says about the user's own (parse.open_statements),
+    dates resolved from the session's; then the slot facts no memory holds (a form), or, when
+    `patching`, every one (a stored "User works at Acme" takes a new employer in place)."""
+    known: dict[str, str] = {}
+    for r in ctx.existing:
+        kin_names(r.text, known)
+    dates = (_session_date(t.text) for t in ctx.turns if t.speaker == "system")
+    when = next(filter(None, dates), None)
+    out = []
+    for text in ctx.user_texts:  # what one message says is one memory, unless the slot
+        said, more = [], False  # readers hold all of it ("I'm Ann, I work at Acme.")
+        for sentence in split_sentences(text):
+            slots = content_terms(" ".join(f.value for f in extract_facts(sentence)))
+            for clause in open_statements(sentence, known):
+                said.append(clause)
+                more |= not slots or not content_terms(clause) - _SLOT_WORDS - _WHEN <= slots
+        if more:
+            out.append(Statement("user", "said", _with_dates("; ".join(said), when), text))
+    held = " ".join(f.value for f in out).lower()
+    return out + [f for f in per_fact_facts(ctx) if patching or f.value.lower() not in held]
+
+
+def _is_open(tool: ToolSpec) -> bool:
+    """A schema holding free-text memories (LangMem's Memory(content), manage_memory)."""
+    concepts = {concept(n, _resolve(s, tool.parameters)) for n, s in tool.properties.items()}
+    return "content" in concepts and not concepts & (_PROFILE | {"subject", "predicate"})
+
+
 def memory_notes(ctx: Context) -> list[str]:
     """Standalone notes: one per fact, plus "remember that ..." requests the rules did not parse."""
     notes = [statement_sentence(f) for f in per_fact_facts(ctx)]
@@ -1008,10 +1071,11 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
         for n, t in tools.items()
         if n not in ("PatchDoc", "RemoveDoc", "Done", "PatchFunctionErrors")
     ]
-    retracted = _retractions(ctx)
+    retracted = [c for c, _ in _retracted_statements(ctx)]
+    open_ = any(_is_open(t) for t in schema_tools)
     new_facts = [
         f
-        for f in per_fact_facts(ctx)
+        for f in (open_facts(ctx, True) if open_ else per_fact_facts(ctx))
         if not any(content_terms(f.value) <= content_terms(c) for c in retracted)
     ]
     documents = [r for r in ctx.existing if _is_document(r, tools)]
@@ -1024,7 +1088,12 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
         for rid, (ops, notes) in patches.items():
             args = {"json_doc_id": rid, "planned_edits": "; ".join(notes), "patches": ops}
             calls.append(("PatchDoc", args))
-    fresh = [f for i, f in enumerate(new_facts) if i not in handled]
+    held = " ".join(f.value for f in new_facts if f.predicate == "said").lower()
+    fresh = [
+        f
+        for i, f in enumerate(new_facts)
+        if i not in handled and (f.predicate == "said" or f.value.lower() not in held)
+    ]
     if fresh and schema_tools:
         calls += _new_fact_calls(ctx, schema_tools, filler, fresh)
     if not calls:
@@ -1080,9 +1149,19 @@ def _record_patches(
         if r in documents:
             continue
         if "RemoveDoc" in tools and _is_retracted(r, facts_of[r.id], ctx):
-            calls.append(("RemoveDoc", {"json_doc_id": r.id}))
-            removed.add(r.id)
+            parts = r.text.rstrip(". ").split("; ") if set(r.value) == {"content"} else []
+            kept = [
+                c
+                for c in parts
+                if not _is_retracted(
+                    Record(r.id, r.kind, {"content": c}), extract_facts(c, False), ctx
+                )
+            ]  # a memory of several clauses loses just the retracted one
+            calls += _drop_clauses(r, kept, tools, patches, removed)
     for i, f in enumerate(new_facts):
+        if f.predicate == "said":
+            calls += _said_updates(ctx, tools, f, removed, patches, handled, i)
+            continue
         for r in ctx.existing:
             if r in documents or r.id in removed:
                 continue
@@ -1093,7 +1172,9 @@ def _record_patches(
             if any(g.value.lower() == f.value.lower() for g in old):
                 break  # already known
             ops = _record_patch(r, old[0], f)
-            if ops:
+            if ops and r.kind == "__any__":  # LangMem's (id, text) memories take no patch
+                calls += _drop_clauses(r, [ops[0]["value"].rstrip(".")], tools, patches, removed)
+            elif ops:
                 prev_ops, prev_notes = patches.get(r.id, ([], []))
                 note = f"replace {old[0].predicate} '{old[0].value}' with '{f.value}' (newer statement wins)"
                 patches[r.id] = (prev_ops + ops, prev_notes + [note])
@@ -1117,9 +1198,64 @@ def _new_fact_calls(
     return []
 
 
+def _outdated(old: str, new: str) -> list[str]:
+    """The clauses of a stored memory that a newer one restates: the same subject and most of
+    the shorter one's words, values aside ("User keeps 3 hens" by "User has 5 hens now")."""
+
+    def parts(text: str) -> list[tuple[str, str, set[str]]]:
+        out = []
+        for c in text.rstrip(". ").split("; "):
+            who = re.match(r"User(?:'s [a-z-]+(?: [A-Z][a-z]+)?)?", c)
+            said = re.sub(r"\s*\([^)]*\)", "", c[who.end() if who else 0 :])
+            terms = {w for w in content_terms(said) if w.isalpha()} - _WHEN
+            out.append((c, who[0] if who else "", terms))
+        return out
+
+    newer = parts(new)
+    return [
+        c
+        for c, s, a in parts(old)
+        if any(s == t and len(a & b) > 0.5 * min(len(a), len(b), 3) for _, t, b in newer)
+    ]
+
+
+def _said_updates(ctx, tools, f, removed, patches, handled, i) -> list[tuple[str, dict]]:
+    """Plain memories restated by a newer one `f` (new_facts[i]) lose the outdated clauses."""
+    calls: list[tuple[str, dict]] = []
+    for r in ctx.existing:
+        plain = set(r.value) == {"content"} and r.id not in removed and r.id not in patches
+        if plain and (gone := _outdated(r.text, f.value)):
+            kept = [c for c in r.text.rstrip(". ").split("; ") if c not in gone]
+            calls += _drop_clauses(r, kept, tools, patches, removed, f.value)
+            if r.id in patches:
+                handled.add(i)
+    return calls
+
+
+def _drop_clauses(r, kept, tools, patches, removed, new: str = "") -> list[tuple[str, dict]]:
+    """Calls leaving plain memory `r` its `kept` clauses (and `new` when patched in place);
+    LangMem's (id, text) memories cannot be patched: removed, and the rest inserted anew."""
+    if r.kind != "__any__" and "PatchDoc" in tools and (kept or new):
+        text = "; ".join([*kept, *([new.rstrip(".")] if new else [])]) + "."
+        patches[r.id] = ([{"op": "replace", "path": "/content", "value": text}], ["update"])
+        return []
+    if "RemoveDoc" not in tools:
+        return []
+    removed.add(r.id)
+    calls = [("RemoveDoc", {"json_doc_id": r.id})]
+    tool = next((t for t in tools.values() if _is_open(t)), None)
+    if kept and tool:
+        key = next(n for n, v in tool.properties.items() if concept(n, v) == "content")
+        calls.append((tool.name, {key: "; ".join(kept) + "."}))
+    return calls
+
+
 def _same_subject(old: Statement, new: Statement) -> bool:
     """The user and the user's mother are different subjects, though both 'live in' a city."""
     return old.subject.strip().lower() == new.subject.strip().lower()
+
+
+_WHEN = {"now", "today", "currently", "still", "last", "week", "month", "year", "day", "ago"}
 
 
 def _same_slot(old: Statement, new: Statement) -> bool:
@@ -1138,11 +1274,10 @@ def _record_patch(record: Record, old: Statement, new: Statement) -> list[dict]:
     value = record.value
     if set(value) == {"content"} and isinstance(value["content"], str):
         text = value["content"]
-        if old.value in text:
-            return [
-                {"op": "replace", "path": "/content", "value": text.replace(old.value, new.value)}
-            ]
-        return [{"op": "replace", "path": "/content", "value": statement_sentence(new)}]
+        new_text = (
+            text.replace(old.value, new.value) if old.value in text else statement_sentence(new)
+        )
+        return [{"op": "replace", "path": "/content", "value": new_text}]
     ops = []
     for key, current in value.items():
         c = concept(key, {})
@@ -1204,10 +1339,6 @@ def _is_retracted(record: Record, facts: list[Statement], ctx: Context) -> bool:
     return False
 
 
-def _retractions(ctx: Context) -> list[str]:
-    return [clause for clause, _ in _retracted_statements(ctx)]
-
-
 def _is_per_fact(tool: ToolSpec) -> bool:
     """A collection item (one record per fact: Memory(content), a triple, Preference(category,
     preference)) rather than a document (a profile with several slots or list fields, an episode)."""
@@ -1223,6 +1354,8 @@ def _is_per_fact(tool: ToolSpec) -> bool:
 
 def facts_for(tool: ToolSpec, ctx: Context) -> list[Statement]:
     """The facts a collection schema records: those of its one profile slot, else all."""
+    if _is_open(tool):
+        return open_facts(ctx)
     slots = {
         concept(n, _resolve(s, tool.parameters)) for n, s in tool.properties.items()
     } & _PROFILE
@@ -1685,7 +1818,7 @@ def _agent_policy(
     latest = Context(ctx.messages, [Turn("user", last)], existing=ctx.existing)
     facts = per_fact_facts(latest)
     notes = [] if facts else memory_notes(latest)
-    retracted = _retractions(latest)
+    retracted = [c for c, _ in _retracted_statements(latest)]
     facts = [
         f for f in facts if not any(content_terms(f.value) <= content_terms(c) for c in retracted)
     ]

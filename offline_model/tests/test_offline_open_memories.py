@@ -1,0 +1,96 @@
+"""Open-domain memories (issue #26): LangMem's memory manager keeps every first-person clause in
+the third person and the user's words, keeps whose fact it is and its modality, skips questions,
+requests and other people's views, and replaces an older statement on the same subject."""
+
+import warnings
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+from offline_model import OfflineChatModel
+from offline_model.parse import open_statements
+
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+
+
+def manager_run(sessions):
+    from langmem import create_memory_manager
+
+    manager = create_memory_manager(OfflineChatModel(), enable_inserts=True, enable_deletes=True)
+    existing: list[tuple[str, str]] = []
+    for day, said in sessions:
+        messages = [SystemMessage(f"This conversation took place on {day}.")]
+        for text in said:
+            messages += [HumanMessage(text), AIMessage("Okay.")]
+        out = manager.invoke({"messages": messages, "existing": existing})
+        existing = [
+            (m.id, m.content if isinstance(m.content, str) else getattr(m.content, "content", ""))
+            for m in out
+        ]
+        existing = [(i, t) for i, t in existing if t]
+    return [t for _, t in existing]
+
+
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        ("My daughter Ines joined a choir in March.", ["User's daughter Ines joined a choir"]),
+        ("I'm allergic to shellfish.", ["User is allergic to shellfish"]),
+        ("We're thinking about getting a rabbit.", ["User is thinking about getting a rabbit"]),
+        ("I have two tortoises", ["User has two tortoises"]),
+        ("I don't drive anymore.", ["User doesn't drive anymore"]),
+        ("my uncle has gout, he avoids red meat", ["User's uncle has gout", "User's uncle avoids"]),
+        ("started night classes in pottery", ["User started night classes in pottery"]),
+    ],
+)
+def test_a_first_person_clause_becomes_a_third_person_memory(sentence, expected):
+    said = open_statements(sentence, {})
+    assert len(said) == len(expected), said
+    for text, start in zip(said, expected, strict=True):
+        assert text.startswith(start), said
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Could you suggest a good stew for tonight?",
+        "What time is it in Lima?",
+        "Thanks a lot!",
+        "Give me three ideas for a birthday.",
+        "If I had a garden I would grow tomatoes.",
+        "Marco thinks the film was boring.",
+        "My brother says cycling is overrated.",
+    ],
+)
+def test_questions_requests_hypotheticals_and_views_are_not_memories(sentence):
+    assert open_statements(sentence, {}) == []
+
+
+def test_a_standing_answer_preference_is_kept():
+    said = open_statements("Always give me temperatures in Celsius please.", {})
+    assert said == ["User wants the assistant to always give User temperatures in Celsius please"]
+
+
+def test_a_name_introduced_earlier_stays_the_relatives():
+    known: dict = {}
+    open_statements("My nephew Tariq is learning the cello.", known)
+    said = open_statements("Tariq passed his grade 3 exam.", known)
+    assert said == ["User's nephew Tariq passed his grade 3 exam"]
+
+
+def test_the_manager_keeps_dates_owners_and_replaces_a_changed_count():
+    memories = manager_run(
+        [
+            (
+                "2026-04-06",
+                ["I keep 3 hens. My neighbour Olga has bees.", "How do I clean a coop?"],
+            ),
+            ("2026-05-04", ["I have 5 hens now, and my vet visit is on Friday."]),
+        ]
+    )
+    text = "\n".join(memories)
+    assert "User has 5 hens now" in text
+    assert "3 hens" not in text  # replaced through LangMem's delete, not kept as a duplicate
+    assert "User's neighbour Olga has bees." in memories  # the rest of that memory stays
+    assert "scheduled for Friday 8 May 2026" in text  # "on Friday" said on Monday 2026-05-04
+    assert "coop" not in text  # a question is not a memory
