@@ -62,6 +62,7 @@ EXPECT = {
     "agent12_facts_stored": ("between", 4, 8),  # 6: name, employer, role, two homes, dog
     "agent12_facts_closed": ("==", 1),  # Lisbon, closed by the move
     "agent09_facts_stored": ("between", 3, 7),  # 5, Lisbon updated into Porto
+    "agent12_knew_then_lisbon": ("true",),  # asked on 2025-02-03, before the move was told
     "questions": ("==", 22),
 }
 
