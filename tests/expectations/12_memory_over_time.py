@@ -9,7 +9,8 @@ value is closed by a successor starting that day, the four backends return the s
 hybrid recall@K beats BM25 alone and semantic search alone, and the temporal strategy pays fewer
 prompt tokens per question than the full history (its model calls on writing are pinned below,
 not asserted); the full history at 2,000 sessions is refused (over
-the 128,000-token window) on every backend and nothing else is; the plot is written.
+the 128,000-token window) on every backend and nothing else is; notebook 09's graph on this memory
+answers more of the two past questions than on 09's own; the plot is written.
 
 The offline model's part, pinned here: which facts it proposes from Ana's messages (6, two of them
 closed by a later value: home and employer), and the harness accuracies. Recall@k depends on the
@@ -62,6 +63,7 @@ EXPECT = {
     "agent12_facts_stored": ("between", 4, 8),  # 6: name, employer, role, two homes, dog
     "agent12_facts_closed": ("==", 1),  # Lisbon, closed by the move
     "agent09_facts_stored": ("between", 3, 7),  # 5, Lisbon updated into Porto
+    "agent12_knew_then_lisbon": ("true",),  # asked on 2025-02-03, before the move was told
     "questions": ("==", 22),
 }
 
