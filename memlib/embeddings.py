@@ -27,7 +27,7 @@ from memlib.checks import check_int, check_items
 
 DIMS = 384
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
-
+BATCH_PIECES = 256  # word pieces in one batch, padding included (a vector is the same in any batch)
 
 _LOADING = threading.Lock()  # a store's search threads ask at once: load the model once, not 3x
 
@@ -76,13 +76,15 @@ class MiniLMEmbeddings(Embeddings):
     def _encode(self, texts: list[str]) -> np.ndarray:
         tokenizer, session = _load()
         out = np.empty((len(texts), DIMS), dtype=np.float32)
-        # Sort by length so each batch pads to similar lengths.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            encodings = tokenizer.encode_batch([texts[i] for i in idx])
-            ids = np.array([e.ids for e in encodings], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        encodings = tokenizer.encode_batch(texts)  # padded to the longest; each batch cuts its own
+        pieces = [sum(e.attention_mask) for e in encodings]  # word pieces, padding left out
+        order = sorted(range(len(texts)), key=pieces.__getitem__)  # fewest pieces first
+        while order:  # a batch: at most batch_size texts and BATCH_PIECES pieces with padding
+            top = min(len(order), self.batch_size)
+            n = 1 + sum(k * pieces[order[k - 1]] <= BATCH_PIECES for k in range(2, top + 1))
+            idx, order, width = order[:n], order[n:], pieces[order[n - 1]]
+            ids = np.array([encodings[i].ids[:width] for i in idx], dtype=np.int64)
+            mask = np.array([encodings[i].attention_mask[:width] for i in idx], dtype=np.int64)
             hidden = session.run(
                 None,
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
@@ -98,7 +100,7 @@ class MiniLMEmbeddings(Embeddings):
         texts = _check_texts(texts)
         for t in texts:
             if not isinstance(t, str):
-                raise TypeError(f"can only embed str, got {type(t).__name__}: {t!r}")
+                raise TypeError(f"can only embed str, got {type(t).__name__}: {t!r:.80}")
         if not texts:
             return np.zeros((0, DIMS), dtype=np.float32)
         found = {t: v for t in texts if (v := self._cache.get(t)) is not None}  # threads share it
@@ -116,9 +118,7 @@ class MiniLMEmbeddings(Embeddings):
         return self.embed_array(_check_texts(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        """The vector of one text."""
-        if not isinstance(text, str):
-            raise TypeError(f"can only embed str, got {type(text).__name__}: {text!r:.80}")
+        """The vector of one text (embed_array refuses anything but a str, naming it)."""
         return self.embed_array([text])[0].tolist()
 
 

@@ -244,7 +244,7 @@ def execute(
     start = time.perf_counter()
     out_dir = output_dir(src, variant)
     out_dir.mkdir(parents=True, exist_ok=True)
-    dest = build_dir(variant) / src.name
+    (dest := build_dir(variant) / src.name).unlink(missing_ok=True)  # a dead run leaves none
     params = {"OUTPUT_DIR": str(out_dir), **(parameters or {})}
     pm.execute_notebook(
         str(src),
@@ -254,7 +254,7 @@ def execute(
         cwd=str(src.parent),
         execution_timeout=timeout,
         progress_bar=False,
-        report_mode=False,
+        request_save_on_cell_execute=False,  # written once at the end, not twice a cell (~0.5 s)
         start_timeout=120,  # kernel start-up; a loaded 2-core machine can take tens of seconds
         kernel_manager_class=_private_ipc_kernel_manager(),
     )

@@ -79,6 +79,21 @@ def test_langchain_interface_and_batch_independence(emb):
     assert np.allclose(docs[5], single, atol=1e-5), "padding in a batch changed a vector"
 
 
+def test_batches_cut_by_word_pieces_leave_every_vector_as_computed_alone(monkeypatch):
+    """_encode sends the texts fewest word pieces first, in batches of at most BATCH_PIECES pieces
+    with padding: each text's vector equals the one computed alone and the one computed in a single
+    batch padded to the longest text (the batching before), bit for bit. Among the texts: a literal
+    '[PAD]' (the pad token's id inside a text), an empty one and one cut at 256 pieces."""
+    import memlib.embeddings as embeddings
+
+    texts = ["Hi.", "hello [PAD] world", "", "word " * 400, *FACTS, " ".join(FACTS), "Porto " * 60]
+    batched = MiniLMEmbeddings()._encode(texts)  # _encode: the shared cache is not consulted
+    alone = np.stack([MiniLMEmbeddings(batch_size=1)._encode([t])[0] for t in texts])
+    monkeypatch.setattr(embeddings, "BATCH_PIECES", 10**9)
+    one_batch = MiniLMEmbeddings(batch_size=len(texts))._encode(texts)
+    assert np.array_equal(batched, alone) and np.array_equal(batched, one_batch)
+
+
 def test_unrelated_sentences_score_lower_than_paraphrases(emb):
     a, b, c = emb.embed_array(
         ["The cat sat on the mat.", "A kitten was sitting on the rug.", "Quarterly tax filing."]

@@ -16,7 +16,8 @@ The three variants (memlib.testing.VARIANTS):
 A notebook's offline and openai runs are one xdist group, run in that order on one worker
 (openai compares with the offline records of the same session); the reworded runs are not grouped,
 so `pytest -n 2` spreads the 36 runs over both workers (tests/conftest.py orders them longest
-first). Each offline run, passed or failed, is announced to the tests that read its executed copy
+first). A notebook that starts its own PostgreSQL unless MEMLIB_POSTGRES_URL names one (10, 12)
+does so offline; its openai and reworded runs get a fresh database on the session's server. Each offline run, passed or failed, is announced to the tests that read its executed copy
 (the book, the prose check; tests/offline_runs.py), which may run on the other
 worker; records.json and calls.json are merged under a file lock, as both workers write them.
 """
@@ -98,7 +99,16 @@ def _cases():
 
 
 @pytest.mark.parametrize(("notebook", "variant"), list(_cases()))
-def test_notebook(notebook: Path, variant: str, servers, request):
+def test_notebook(notebook: Path, variant: str, servers, request, monkeypatch):
+    if variant != "offline" and "MEMLIB_POSTGRES_URL" in notebook.read_text(encoding="utf-8"):
+        # The offline run starts the notebook's own PostgreSQL, as a reader's run does; the client
+        # path runs take a fresh database on the session's one server (conftest.py), where each
+        # started another PostgreSQL (initdb, start, stop: about 4 s each)
+        create = request.getfixturevalue("fresh_database")
+        url = create(
+            request.getfixturevalue("postgres_url"), f"notebook_{notebook.stem[:2]}_{variant}"
+        )
+        monkeypatch.setenv("MEMLIB_POSTGRES_URL", url)
     if variant != "offline":
         _run_and_check(notebook, variant, servers)
         return

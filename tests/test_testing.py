@@ -97,3 +97,31 @@ def test_kernels_keep_bytecode_when_the_environment_forbids_writing_it(monkeypat
         assert launched == {"PYTHONPYCACHEPREFIX": "/x"}
     finally:
         manager.cleanup_resources()
+
+
+def test_execute_writes_the_executed_copy_once_and_a_failed_run_none(tmp_path, monkeypatch):
+    """execute() writes build_dir/<notebook> once, when the run ends (papermill wrote the whole
+    notebook at every cell's start and end: about 0.5 s of the test process's CPU a notebook), and
+    a run that fails before its end (here: no such kernel) leaves no executed copy rather than an
+    earlier run's."""
+    import nbformat
+    import papermill.engines
+
+    import memlib.testing as testing
+
+    monkeypatch.setattr(testing, "BUILD", tmp_path / "build")
+    per_cell = []  # papermill's saves at each cell's start and end go through engines.write_ipynb
+    monkeypatch.setattr(papermill.engines, "write_ipynb", lambda nb, path: per_cell.append(path))
+    testing.ensure_kernel()
+    nb = nbformat.v4.new_notebook(metadata={"language_info": {"name": "python"}})
+    params = nbformat.v4.new_code_cell("OUTPUT_DIR = 'x'", metadata={"tags": ["parameters"]})
+    nb.cells = [params] + [nbformat.v4.new_code_cell(f"x = {i}") for i in range(3)]
+    nb.cells.append(nbformat.v4.new_code_cell("from memlib import record\nrecord('x', x)"))
+    nbformat.write(nb, source := tmp_path / "00_tiny.ipynb")
+    assert testing.execute(source, timeout=120) == {"x": 2}
+    assert per_cell == [] and (testing.build_dir() / source.name).exists()
+
+    monkeypatch.setattr(testing, "KERNEL", "no-such-kernel")  # the run fails before any cell
+    with pytest.raises(Exception, match="no-such-kernel"):
+        testing.execute(source, timeout=120)
+    assert not (testing.build_dir() / source.name).exists()
