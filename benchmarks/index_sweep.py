@@ -5,6 +5,8 @@ The experiment behind FaissStore's "hnsw_sq4" (issue 22): HNSW over 4-, 6- or 8-
 one query at a time on one thread, fetching rerank * 10 candidates and re-scoring them exactly
 with the float32 vectors (numpy), as the store does. Data and exact truth come from
 benchmarks/recall_latency.py's generator ("calibrated": real MiniLM neighbour statistics).
+"ivf:4096:SQ8" is IVF with 4,096 lists over 8-bit codes, an HNSW (M 32) over the centroids
+choosing the lists, k-means on up to 256,000 items; for it --ef is nprobe, the lists scanned.
 Per row: the configuration ("hnswsq4:32:64" = 4-bit codes, M 32, efConstruction 64), efSearch,
 re-rank depth, recall@10, the search's CPU time (time.thread_time: immune to waiting for a CPU on
 a shared machine) at p50 / p95, the build's wall seconds and the index's bytes / float32 bytes.
@@ -30,14 +32,23 @@ import numpy as np  # noqa: E402
 from recall_latency import DIMS, RESULTS, exact_top_k, make_dataset  # noqa: E402
 
 BITS = {"hnswsq4": "QT_4bit", "hnswsq6": "QT_6bit", "hnswsq8": "QT_8bit", "hnswflat": None}
+IVF_TRAIN = 256_000  # at most this many items train the IVF centroids (10 k-means iterations)
 
 
 def build(config: str, items: np.ndarray) -> tuple[faiss.Index, float]:
     """An HNSW index over scalar codes, trained on up to 50,000 items, and its build seconds."""
     kind, m, ef_construction = config.split(":")
-    if kind not in BITS:
-        raise ValueError(f"config must start with one of {sorted(BITS)}, got {config!r}")
+    if kind not in BITS and kind != "ivf":
+        raise ValueError(f"config must start with one of {sorted(BITS)} or ivf, got {config!r}")
     t0 = time.perf_counter()
+    if kind == "ivf":  # "ivf:4096:SQ8" = IVF4096_HNSW32,SQ8: lists found by an HNSW over centroids
+        spec = f"IVF{m}_HNSW32,{ef_construction}"
+        index = faiss.index_factory(DIMS, spec, faiss.METRIC_INNER_PRODUCT)
+        faiss.extract_index_ivf(index).cp.niter = 10
+        index.train(items[np.random.default_rng(1).permutation(len(items))[:IVF_TRAIN]])
+        for start in range(0, len(items), 10_000):
+            index.add(items[start : start + 10_000])
+        return index, round(time.perf_counter() - t0, 1)
     if kind == "hnswflat":  # float32 vectors in the graph: what the codes cost
         index = faiss.IndexHNSWFlat(DIMS, int(m), faiss.METRIC_INNER_PRODUCT)
     else:
@@ -54,7 +65,12 @@ def sweep(index, items, queries, truth, efs, reranks) -> list[dict]:
     """Recall@10 and per-query CPU for each efSearch and re-rank depth."""
     rows = []
     for ef in efs:
-        index.hnsw.efSearch = ef
+        if hasattr(index, "hnsw"):
+            index.hnsw.efSearch = ef
+        else:  # IVF: ef is nprobe; the HNSW over centroids searches at least twice as wide
+            ivf = faiss.extract_index_ivf(index)
+            ivf.nprobe = ef
+            faiss.downcast_index(ivf.quantizer).hnsw.efSearch = max(2 * ef, 64)
         for rerank in reranks:
             cpu, hits = [], 0
             for j in range(len(queries)):
@@ -95,7 +111,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
         ratio = round(faiss.serialize_index(index).nbytes / items.nbytes, 3)
         for row in sweep(index, items, queries, truth, args.ef, args.rerank):
             rows.append({"config": config, "n": args.n, **row, "build_s": build_s})
-            rows[-1]["index_ratio"] = ratio
+            rows[-1].update(index_ratio=ratio, load_avg=round(os.getloadavg()[0], 2))
+            rows[-1]["utc"] = time.strftime("%H:%M", time.gmtime())
             print(json.dumps(rows[-1]), flush=True)
     args.out.write_text(json.dumps(rows, indent=1) + "\n")
     return rows
