@@ -1336,6 +1336,7 @@ def _gives(sentence: str, labels: set[str], question: str) -> bool:
             r"(?i)\b\d[\d,.]*k?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|half|twice|once)\b",
             sentence,
         )
+    found = [f for f in found if f.lower() != "user"]  # the memories' subject is no answer
     return any(not content_terms(f) or not content_terms(f) <= asked for f in found)
 
 
