@@ -47,6 +47,39 @@ _WORK_VERBS = {"work", "join", "start", "freelance", "practise", "practice", "te
 _TITLES = {"dr", "dr.", "mr", "mr.", "ms", "ms.", "mrs", "mrs.", "prof", "prof."}
 
 
+_IRREGULAR = {
+    "am": "is",
+    "'m": "is",
+    "have": "has",
+    "'ve": "has",
+    "do": "does",
+    "go": "goes",
+    "was": "was",
+}
+_MODALS = frozenset(
+    """can could will would should might must may shall 'll 'd did had cannot can't won't wouldn't
+couldn't shouldn't didn't wasn't isn't aren't""".split()
+)
+_IRREGULAR_PAST = frozenset(
+    """meant went said made took got had was were knew thought left felt kept built sent spent told
+    found began became came gave wrote ran bought brought caught taught met paid sold held stood
+    understood lost won sat read led grew drew flew threw chose spoke broke woke drove rode""".split()
+)
+
+
+def conjugate(verb: str) -> str:
+    low = verb.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if low in _IRREGULAR_PAST:
+        return verb  # "I meant" -> "User meant"
+    if low in _MODALS or (low.endswith("ed") and not low.endswith("eed")) or not low.isalpha():
+        return verb
+    if re.search(r"(?:s|sh|ch|x|z|o)$", low):
+        return verb + "es"
+    return verb[:-1] + "ies" if re.search(r"[^aeiou]y$", low) else verb + "s"
+
+
 @lru_cache(maxsize=8192)
 def _doc(text: str):
     """The parse of `text`, cached: the same sentence, piece or list item is read many times."""
@@ -1556,8 +1589,6 @@ def _agreeing(tokens, h, implied: bool) -> set[int]:
 
 
 def _third(t) -> str:
-    from offline_model.rules import conjugate
-
     if t.tag_ == "VBD" and t.lower_ != "were" or t.tag_ not in ("VBP", "VB", "MD", "VBD"):
         return t.text
     return (" " if t.text.startswith("'") else "") + (_AGREE.get(t.lower_) or conjugate(t.text))

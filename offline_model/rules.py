@@ -25,6 +25,7 @@ from offline_model.parse import (
     ANAPHOR_CUES,
     ANAPHOR_THEIR,
     antecedent,
+    conjugate,
     not_about_the_user_now,
     profile_facts,
     with_article,
@@ -820,19 +821,6 @@ def ask_about_all(question: str) -> list[tuple[str, str]]:
     return list(seen.values())
 
 
-_IRREGULAR = {
-    "am": "is",
-    "'m": "is",
-    "have": "has",
-    "'ve": "has",
-    "do": "does",
-    "go": "goes",
-    "was": "was",
-}
-_MODALS = frozenset(
-    """can could will would should might must may shall 'll 'd did had cannot can't won't wouldn't
-couldn't shouldn't didn't wasn't isn't aren't""".split()
-)
 _ADVERB = re.compile(
     r"(?i)^(?:\w+ly|also|just|still|often|usually|always|never|now|currently|recently|mostly|mainly|even)$",
 )
@@ -846,26 +834,6 @@ _PRONOUNS = [
     (re.compile(r"\b[Mm]yself\b"), "themselves"),
     (re.compile(r"(?<=\s)me\b"), "them"),
 ]
-
-
-_IRREGULAR_PAST = frozenset(
-    """meant went said made took got had was were knew thought left felt kept built sent spent told
-    found began became came gave wrote ran bought brought caught taught met paid sold held stood
-    understood lost won sat read led grew drew flew threw chose spoke broke woke drove rode""".split()
-)
-
-
-def conjugate(verb: str) -> str:
-    low = verb.lower()
-    if low in _IRREGULAR:
-        return _IRREGULAR[low]
-    if low in _IRREGULAR_PAST:
-        return verb  # "I meant" -> "User meant"
-    if low in _MODALS or (low.endswith("ed") and not low.endswith("eed")) or not low.isalpha():
-        return verb
-    if re.search(r"(?:s|sh|ch|x|z|o)$", low):
-        return verb + "es"
-    return verb[:-1] + "ies" if re.search(r"[^aeiou]y$", low) else verb + "s"
 
 
 _TO_FIRST = {"is": "am", "was": "was", "has": "have", "does": "do", "doesn't": "don't"}
