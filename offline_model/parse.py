@@ -1537,8 +1537,8 @@ _TOKEN_READERS = (
 # pronoun standing for one of the user's people) and the verb agreement; the words stay.
 _FIRST = {"i": "User", "me": "User", "we": "User", "us": "User", "my": "User's", "our": "User's"}
 _FIRST |= {"mine": "User's", "ours": "User's", "myself": "themselves", "ourselves": "themselves"}
-_AGREE = {"am": "is", "'m": "is", "are": "is", "'re": "is", "have": "has", "'ve": "has"}
-_AGREE |= {"do": "does", "were": "was", "'d": "would", "'ll": "will", "wo": "will"}
+# the forms conjugate() does not give (it turns am / 'm / have / 've / do itself)
+_AGREE = {"are": "is", "'re": "is", "were": "was", "'d": "would", "'ll": "will", "wo": "will"}
 _STANDING = re.compile(r"\b(?:from now on|always|never|going forward|in (?:the )?future)\b", re.I)
 _THEIRS = {"he", "she", "it", "they"}
 _LINKS, _FILLERS = {"cc", "intj", "mark"}, {"so", "also", "well", "anyway", "oh", "ok", "okay"}

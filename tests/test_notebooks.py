@@ -17,9 +17,10 @@ A notebook's offline and openai runs are one xdist group, run in that order on o
 (openai compares with the offline records of the same session); the reworded runs are not grouped,
 so `pytest -n 2` spreads the 36 runs over both workers (tests/conftest.py orders them longest
 first). A notebook that starts its own PostgreSQL unless MEMLIB_POSTGRES_URL names one (10, 12)
-does so offline; its openai and reworded runs get a fresh database on the session's server. Each offline run, passed or failed, is announced to the tests that read its executed copy
-(the book, the prose check; tests/offline_runs.py), which may run on the other
-worker; records.json and calls.json are merged under a file lock, as both workers write them.
+does so offline; its openai and reworded runs get a fresh database on the session's server. Each
+offline run, passed or failed, is announced to the tests that read its executed copy (the book,
+the prose check; tests/offline_runs.py), which may run on the other worker; records.json and
+calls.json are merged under a file lock, as both workers write them.
 """
 
 from __future__ import annotations
