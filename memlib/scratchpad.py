@@ -410,7 +410,7 @@ def make_synthesize(model: BaseChatModel) -> Callable[[ResearchState], dict]:
     return synthesize
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [28]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [26]: edit it there, then `make sync`.
 def review(state: ResearchState) -> dict:
     """The review node: pause for a human to approve the kept evidence or drop some of it."""
     kept = [d["id"] for d in kept_docs(state)]

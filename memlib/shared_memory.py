@@ -98,7 +98,7 @@ def authorize(agent: str, grants: Sequence[Grant], ops: Sequence[Op]) -> None:
             )
 
 
-# Saved from notebooks/05_cross_agent_memory.ipynb, In [14]: edit it there, then `make sync`.
+# Saved from notebooks/05_cross_agent_memory.ipynb, In [13]: edit it there, then `make sync`.
 class ScopedStore(BaseStore):
     """One agent's view of a shared store: grant-checked, provenance-stamped.
 

@@ -437,3 +437,26 @@ def test_bad_input_read_profile():
         read_profile(None, "ana")
     with pytest.raises(TypeError, match="42"):
         read_profile(make_store("memory"), 42)
+
+
+def test_store_manager_refuses_an_integer_user_id_and_str_fixes_it():
+    """04's Pitfalls, moved here from the notebook: LangMem puts the configured user_id into the
+    namespace template as it is, and LangGraph stores accept only string labels (langgraph#7427),
+    so an integer id fails; converted with str() where the config is built, the same write lands.
+    Should upstream start converting ids, the first half fails and the notebook's text is due."""
+    from langgraph.store.base import InvalidNamespaceError
+    from langmem import create_memory_store_manager
+
+    from offline_model import OfflineChatModel
+
+    store = InMemoryStore(index={"dims": DIMS, "embed": EMB, "fields": ["content.content"]})
+    manager = create_memory_store_manager(
+        OfflineChatModel(), schemas=[Fact], namespace=FACTS_NAMESPACE, store=store
+    )
+    said = {"messages": [HumanMessage("I live in Porto.")]}
+    with pytest.raises(InvalidNamespaceError, match="42"):
+        manager.invoke(said, config={"configurable": {"user_id": 42}})
+    assert not store.search(("users",))  # nothing half-written
+    manager.invoke(said, config={"configurable": {"user_id": "42"}})
+    stored = [fact_text(i) for i in store.search(namespace_for(FACTS_NAMESPACE, "42"))]
+    assert any("Porto" in text for text in stored), stored

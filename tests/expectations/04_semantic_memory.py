@@ -84,7 +84,9 @@ EXPECT = {
     "other_user_sees_nothing": ("true",),
     # pitfalls (bad input: tests/test_semantic.py)
     "kind_keyerror_reproduced": ("true",),
-    "int_user_id_error_reproduced": ("true",),
+    # the integer user-id pitfall (langgraph#7427) is reproduced by tests/test_semantic.py since
+    # 2026-12-02 (issue #24, item 4: bad-input demonstrations beyond one per Pitfalls section move
+    # to tests), so the notebook no longer records int_user_id_error_reproduced
 }
 
 # The openai variant (ChatOpenAI against the local server, MiniLM served over HTTP) records the
