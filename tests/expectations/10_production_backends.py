@@ -25,10 +25,6 @@ EXPECT = {
     "sqlite_facts": ("between", 1, 2),
     "postgres_facts": ("between", 1, 2),
     # another user's id on Ana's thread id: refused by the bound checkpointer on every backend
-    "memory_thread_hijack_refused": ("true",),
-    "faiss_thread_hijack_refused": ("true",),
-    "sqlite_thread_hijack_refused": ("true",),
-    "postgres_thread_hijack_refused": ("true",),
     "restart_faiss_old_messages": ("==", 2),
     "restart_sqlite_old_messages": ("==", 2),
     "restart_postgres_old_messages": ("==", 2),
