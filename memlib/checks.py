@@ -197,11 +197,18 @@ def _check_writers(writers) -> None:  # by what they do: memlib.writers imports 
             raise TypeError(f"writers[{i}] must be a BlendedWriter, got {type(writer).__name__}")
 
 
+def _check_blend_args(hot_path, executor, is_explicit) -> None:  # BlendedWriter's (07)
+    hot = "submit" if hot_path is executor else "invoke"
+    for name, value, method in (("hot_path", hot_path, hot), ("executor", executor, "submit")):
+        if not callable(getattr(value, method, None)):
+            raise TypeError(f"{name} must have .{method}, got {type(value).__name__}: {value!r}")
+    if is_explicit is not None and not callable(is_explicit):
+        raise TypeError(f"is_explicit must be a function of the text, got {is_explicit!r}")
+
+
 def _check_graph(research_graph) -> None:
     if not callable(getattr(research_graph, "invoke", None)):
-        raise TypeError(
-            f"research_graph must be a compiled graph (.invoke), got {research_graph!r:.80}"
-        )
+        raise TypeError(f"research_graph must be a compiled graph, got {research_graph!r:.80}")
 
 
 def _check_forget_args(store, checkpointer, user_id, writers) -> str:

@@ -264,14 +264,14 @@ def dated_lines(items: list) -> str:
     return "\n".join(lines)
 
 
-# Saved from notebooks/12_memory_over_time.ipynb, In [16]: edit it there, then `make sync`.
+# Saved from notebooks/12_memory_over_time.ipynb, In [14]: edit it there, then `make sync`.
 STOP = set(
     "a an and are as at be by did do does for from had has have how i i'm in is it me my of on or"
     " that the this to was we were what when where which who why will with you your".split()
 )
 
 
-# Saved from notebooks/12_memory_over_time.ipynb, In [16]: edit it there, then `make sync`.
+# Saved from notebooks/12_memory_over_time.ipynb, In [14]: edit it there, then `make sync`.
 def _terms(text: str) -> list[str]:
     """Lower-case words but common English ones, lightly stemmed ("lived", "lives" -> "liv")."""
     out = []
@@ -282,7 +282,7 @@ def _terms(text: str) -> list[str]:
     return out
 
 
-# Saved from notebooks/12_memory_over_time.ipynb, In [16]: edit it there, then `make sync`.
+# Saved from notebooks/12_memory_over_time.ipynb, In [14]: edit it there, then `make sync`.
 def bm25(store, items: list, query: str, k1: float = 1.2, b: float = 0.75) -> list:
     """The items sharing a word with the query, best BM25 score first, over the indexed fields."""
     k1, b = _check_bm25_args(store, items, query, k1, b)
@@ -305,7 +305,7 @@ def bm25(store, items: list, query: str, k1: float = 1.2, b: float = 0.75) -> li
     return [i for _, i in sorted(scored, key=lambda p: -p[0])]
 
 
-# Saved from notebooks/12_memory_over_time.ipynb, In [17]: edit it there, then `make sync`.
+# Saved from notebooks/12_memory_over_time.ipynb, In [15]: edit it there, then `make sync`.
 def _fuse(rankings: list[list], limit: int) -> list[SearchItem]:
     """Reciprocal rank fusion: sum of 1 / (60 + rank) over the rankings an item is in."""
     scores, first = Counter(), {}
@@ -318,7 +318,7 @@ def _fuse(rankings: list[list], limit: int) -> list[SearchItem]:
     return [SearchItem(*(getattr(first[i], p) for p in parts), round(scores[i], 6)) for i in best]
 
 
-# Saved from notebooks/12_memory_over_time.ipynb, In [17]: edit it there, then `make sync`.
+# Saved from notebooks/12_memory_over_time.ipynb, In [15]: edit it there, then `make sync`.
 def _ranked(store, prefix: tuple, query: str, filter: dict | None, limit: int) -> tuple[list, list]:
     """(every item passing the filter, a BM25 and a semantic ranking per part of the query)."""
     pool = []
@@ -362,7 +362,7 @@ def _time_window(store, prefix: tuple, query: str, today: int) -> dict | None:
     return {"start": start, "end": end, "anchor": point, "event": event}
 
 
-# Saved from notebooks/12_memory_over_time.ipynb, In [17]: edit it there, then `make sync`.
+# Saved from notebooks/12_memory_over_time.ipynb, In [15]: edit it there, then `make sync`.
 def hybrid_search(
     store, namespace_prefix, query, *, limit=10, as_of=None, filter=None
 ) -> list[SearchItem]:

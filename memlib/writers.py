@@ -25,6 +25,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.runnables import ensure_config
 
 from memlib.checks import (
+    _check_blend_args,
     check_int,
     check_items,
     check_kind,
@@ -142,16 +143,7 @@ class BlendedWriter:
     run at once on the executor's worker, one write at a time with the background ones."""
 
     def __init__(self, hot_path, executor, *, after_seconds: float = 1.0, is_explicit=None):
-        for name, value, method in (
-            ("hot_path", hot_path, "submit" if hot_path is executor else "invoke"),
-            ("executor", executor, "submit"),
-        ):
-            if not callable(getattr(value, method, None)):
-                raise TypeError(
-                    f"{name} must have .{method}, got {type(value).__name__}: {value!r}"
-                )
-        if is_explicit is not None and not callable(is_explicit):
-            raise TypeError(f"is_explicit must be a function of the text, got {is_explicit!r}")
+        _check_blend_args(hot_path, executor, is_explicit)  # argument checks: not the technique
         self.hot_path, self.executor = hot_path, executor
         self.after_seconds = check_after_seconds(after_seconds)
         self.is_explicit = is_explicit or is_explicit_request

@@ -5,7 +5,7 @@ Graph mechanics, the same on every backend (the notebook asserts them): no leak 
 users (every namespace read carries the turn's user id, and no marker word of one user reaches
 the other's prompt or reply), the updated facts stored without their stale value, threads never
 above the threshold, "forget me" leaving 0 items, 0 namespaces and 0 checkpoint
-rows and no byte of his words in any file, a thread refused to another user, and the restart (a second process on the SQLite file and the saved FaissStore) loading the
+rows and no byte of his words in any file, a thread refused to another user, and the restart (new objects on the SQLite file and the saved FaissStore) loading the
 updated fact.
 
 The offline model's part, pinned here and recorded (not asserted) by the notebook: one call per

@@ -4,7 +4,8 @@
 Backend mechanics, the same on any model (the notebook asserts them): every backend's reply in the
 new thread names the remembered dog and its store holds the fact; a second process reads the old
 thread (2 messages) and the memory back on faiss, sqlite and postgres; the expiring item is gone
-from reads and rows on sqlite and postgres, and memory / faiss refuse a TTL; the audit trail holds
+from reads and rows on sqlite and postgres (memory / faiss refuse a TTL: tests/test_backends.py;
+another user's thread is refused on all four: tests/test_tenancy.py); the audit trail holds
 the facts manager's writes and the support desk's delete; 8 concurrent users each get their own
 dog, on SQLite (AsyncSqliteStore) and on PostgreSQL (AsyncPostgresStore); no search returns fewer
 than K results; the poisoned store still gets the dog's name.
@@ -25,10 +26,6 @@ EXPECT = {
     "sqlite_facts": ("between", 1, 2),
     "postgres_facts": ("between", 1, 2),
     # another user's id on Ana's thread id: refused by the bound checkpointer on every backend
-    "memory_thread_hijack_refused": ("true",),
-    "faiss_thread_hijack_refused": ("true",),
-    "sqlite_thread_hijack_refused": ("true",),
-    "postgres_thread_hijack_refused": ("true",),
     "restart_faiss_old_messages": ("==", 2),
     "restart_sqlite_old_messages": ("==", 2),
     "restart_postgres_old_messages": ("==", 2),
