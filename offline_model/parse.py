@@ -1594,6 +1594,24 @@ def _third(t) -> str:
     return (" " if t.text.startswith("'") else "") + (_AGREE.get(t.lower_) or conjugate(t.text))
 
 
+_NOT_AHEAD = frozenset("a an every each these this last past ago since yesterday today now".split())
+
+
+def _ahead(h, tokens) -> list | None:
+    """The present "be" of a clause in the present progressive with a time still to come ("I'm
+    adding a battery in spring"): an arrangement, to tell as one ("will be adding"); else None."""
+    be = [c for c in h.children if c.dep_ in ("aux", "neg")]
+    if h.tag_ != "VBG" or [(c.lemma_, c.tag_ in ("VBP", "VBZ")) for c in be] not in (
+        [],
+        [("be", True)],
+    ):
+        return None
+    times = [e for e in h.doc.ents if e.label_ in ("DATE", "EVENT") and e.root in tokens]
+    if any({w.lower_ for w in e}.isdisjoint(_NOT_AHEAD) and "S" not in e.root.tag_ for e in times):
+        return be
+    return None
+
+
 def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | None:
     """Whose clause headed by `h` is: (words to put before it, the one it is about, whether its
     subject "User" is implied), or None when it is not the user's or their own's to keep."""
@@ -1613,10 +1631,18 @@ def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | No
         key = known[" "]
         words[subject.i - tokens[0].i] = key + subject.whitespace_
     else:
-        ours = subject.subtree if subject.dep_ != "expl" else tokens  # "there's a leak in my ..."
-        if not any(t.text in known or t.lower_ in _FIRST for t in ours):
-            return None  # someone else's fact or view
-        if subject.lower_ not in ("i", "we") and h.lemma_ in _VIEWS:
+        ours = list(subject.subtree) if subject.dep_ != "expl" else tokens  # "there's a leak..."
+        said = [c for c in h.children if c.dep_ == "ccomp" and h.lemma_ in ("say", "tell")]
+        said = [s for c in said if "MD" not in {a.tag_ for a in c.children} for s in c.children]
+        told = any(
+            t.text in known or t.lower_ in _FIRST
+            for s in said
+            if "subj" in s.dep_
+            for t in s.subtree
+        )
+        if not told and not any(t.text in known or t.lower_ in _FIRST for t in ours):
+            return None  # someone else's fact or view ("the vet said my cat ..." is the user's)
+        if subject.lower_ not in ("i", "we") and h.lemma_ in _VIEWS and not told:
             return None  # "my partner says ...": a view, not a fact
     return lead, key, implied
 
@@ -1633,7 +1659,7 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
     if _asks(doc):
         return []
     heads = _clause_heads(doc)
-    out = []
+    out, read = [], set()
     for h in heads:
         inner = {t.i for o in heads if o is not h and o in h.subtree for t in o.subtree}
         tokens = [t for t in h.subtree if t.i not in inner]
@@ -1644,26 +1670,41 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         said = [k for k in said if tokens[k].lower_ not in _FILLERS or k > said[0]]
         tokens = tokens[said[0] : said[-1] + 1] if said else []
         subject = next((c for c in h.children if c.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+        subject = subject or next(
+            (t for t in tokens if "subj" in t.dep_ and "aux" in t.head.dep_), None
+        )
         if not tokens:
             continue
         words = [t.text_with_ws for t in tokens]
-        for t in tokens:  # "my son Kenji", "our dog, Biscuit": a name of one of the user's own
+        for t in tokens:  # "my son Kenji", "our dog, Biscuit", "got a cat called Mr Tibbs"
             owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
+            if t.dep_ == "oprd" and t.head.lemma_ in ("call", "name") and t.head.dep_ == "acl":
+                verb = t.head.head.head  # "(we) got a cat called ...": one of the user's own
+                owner = t.head.head if _agreeing([verb], verb, True) else None
             if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN" and owner.i < t.i:
-                if any(c.lower_ in ("my", "our") for c in owner.children):
-                    known.setdefault(t.text, f"User's {owner.text} {t.text}")
+                if any(c.lower_ in ("my", "our") for c in owner.children) or t.dep_ == "oprd":
+                    name = "".join(w.text_with_ws for w in t.subtree if w.i <= t.i).strip()
+                    known.setdefault(t.text, known.setdefault(" ", f"User's {owner.text} {name}"))
         whose = _whose(h, subject, tokens, words, known, text)
         if whose is None:
             continue
         lead, key, implied = whose
+        be = _ahead(h, tokens)
+        lead = "User will be " if be is not None and lead == "User is " else lead
         if lead and tokens[0].pos_ != "PROPN":
             words[0] = words[0][0].lower() + words[0][1:]
         phrase = list(subject.subtree) if subject is not None else []
         agree = _agreeing(tokens, h, implied and lead == "User ")
         for k, t in enumerate(tokens):
-            if t.lower_ in _FIRST and t.tag_ in ("PRP", "PRP$"):
+            if be and t in be:
+                words[k] = (" " if t.text.startswith("'") else "") + "will be" + t.whitespace_
+            elif t.lower_ in _FIRST and t.tag_ in ("PRP", "PRP$"):
                 words[k] = _FIRST[t.lower_] + t.whitespace_
-            elif t.text in known and not (k and tokens[k - 1].text in known[t.text]):
+            elif (
+                t.text in known
+                and t.dep_ != "oprd"
+                and not (k and tokens[k - 1].text in known[t.text])
+            ):
                 words[k] = known[t.text] + t.whitespace_
             elif t.text == "'s" and t.pos_ == "AUX":
                 words[k] = (" has" if t.nbor().tag_ == "VBN" else " is") + t.whitespace_
@@ -1680,18 +1721,19 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         if key.startswith("User's"):  # what "it", "he" or "she" in a later clause stands for
             known[" "] = key
         out.append(sentence)
-    return out or _note(doc)
+        read.add(h.sent.start)
+    return out + [n for s in doc.sents if s.start not in read for n in _note(s)]
 
 
 def _note(doc) -> list[str]:
-    """A sentence with no clause read and no one else's as subject, kept in the user's words
-    ("choir Tuesdays 7:30"), unless it is small talk, a view or a request."""
+    """A sentence (or a Doc's span) with no clause read and no one else's as subject, kept in the
+    user's words ("choir Tuesdays 7:30"), unless it is small talk, a view or a request."""
     subjects = [t for t in doc if t.dep_ in ("nsubj", "nsubjpass")]
     if any(
         s.pos_ in ("PRON", "PROPN") or any(c.dep_ == "poss" for c in s.children) for s in subjects
     ):
         return []
-    words = [t for t in doc if not t.is_punct or t.i < len(doc) - 1]
+    words = [t for t in doc if not t.is_punct or t.i < doc[-1].i]
     if len(words) < 3 or not any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in words):
         return []
     if words[0].tag_ == "VB" or any(t.lemma_.lower() in _SMALL_TALK | _VIEWS for t in words[:3]):
