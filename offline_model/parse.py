@@ -1545,6 +1545,7 @@ _LINKS, _FILLERS = {"cc", "intj", "mark"}, {"so", "also", "well", "anyway", "oh"
 _SAYS = {"VERB", "AUX", "ADP", "ADJ"}  # heads a subject-less clause of the user's can have
 _SMALL_TALK = frozenset("thank thanks hi hello hey bye congrat congrats lol sorry".split())
 _VIEWS = {"say", "think", "reckon", "believe", "claim", "feel", "want", "wish"}
+_UNNAMED = {"det", "poss", "case", "acl", "cc", "advmod"}  # words no part of what one is called
 _KIN = re.compile(r"\bUser's ((?:[a-z-]+ )?[a-z-]+),? ([A-Z][a-z]+)\b")
 
 
@@ -1683,8 +1684,11 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
                 owner = t.head.head if _agreeing([verb], verb, True) else None
             if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN" and owner.i < t.i:
                 if any(c.lower_ in ("my", "our") for c in owner.children) or t.dep_ == "oprd":
-                    name = "".join(w.text_with_ws for w in t.subtree if w.i <= t.i).strip()
-                    known.setdefault(t.text, known.setdefault(" ", f"User's {owner.text} {name}"))
+                    said = [w for w in owner.subtree if w.i <= t.i and w.dep_ not in _UNNAMED]
+                    said = " ".join(w.text for w in said if w.dep_ != "punct" or w.text == "-")
+                    known.setdefault(t.text, "User's " + said.replace(" - ", "-"))
+                    if t.dep_ == "oprd":  # "(we got a cat called Tom.) He's 3"
+                        known[" "] = known[t.text]
         whose = _whose(h, subject, tokens, words, known, text)
         if whose is None:
             continue
@@ -1702,7 +1706,7 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
                 words[k] = _FIRST[t.lower_] + t.whitespace_
             elif (
                 t.text in known
-                and t.dep_ != "oprd"
+                and t.dep_ not in ("oprd", "appos")
                 and not (k and tokens[k - 1].text in known[t.text])
             ):
                 words[k] = known[t.text] + t.whitespace_
