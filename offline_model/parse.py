@@ -1660,7 +1660,7 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
     if _asks(doc):
         return []
     heads = _clause_heads(doc)
-    out, read = [], set()
+    out = []
     for h in heads:
         inner = {t.i for o in heads if o is not h and o in h.subtree for t in o.subtree}
         tokens = [t for t in h.subtree if t.i not in inner]
@@ -1691,6 +1691,7 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
                         known[" "] = known[t.text]
         whose = _whose(h, subject, tokens, words, known, text)
         if whose is None:
+            out += _note(tokens, known)
             continue
         lead, key, implied = whose
         be = _ahead(h, tokens)
@@ -1725,22 +1726,29 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         if key.startswith("User's"):  # what "it", "he" or "she" in a later clause stands for
             known[" "] = key
         out.append(sentence)
-        read.add(h.sent.start)
-    return out + [n for s in doc.sents if s.start not in read for n in _note(s)]
+    return out
 
 
-def _note(doc) -> list[str]:
-    """A sentence (or a Doc's span) with no clause read and no one else's as subject, kept in the
-    user's words ("choir Tuesdays 7:30"), unless it is small talk, a view or a request."""
-    subjects = [t for t in doc if t.dep_ in ("nsubj", "nsubjpass")]
+def _note(tokens, known: dict[str, str]) -> list[str]:
+    """A clause not read as anyone's, kept in the user's words ("choir Tuesdays 7:30", "12
+    people") unless someone else is its subject or it is small talk, a view or a request."""
+    subjects = [t for t in tokens if t.dep_ in ("nsubj", "nsubjpass")]
     if any(
-        s.pos_ in ("PRON", "PROPN") or any(c.dep_ == "poss" for c in s.children) for s in subjects
+        s.pos_ == "PRON" or s.text.istitle() or any(c.dep_ == "poss" for c in s.children)
+        for s in subjects
     ):
+        return []  # said of someone by a pronoun, a name or "my ...": not the user's words
+    words = [t for t in tokens if not t.is_punct or t.i < tokens[-1].i]
+    named = {t.pos_ for t in words} & {"PROPN", "NUM"}  # "12 people": short, yet says something
+    if len(words) < 3 - bool(named) or not named and all(t.pos_ != "NOUN" for t in words):
         return []
-    words = [t for t in doc if not t.is_punct or t.i < doc[-1].i]
-    if len(words) < 3 or not any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in words):
-        return []
-    if words[0].tag_ == "VB" or any(t.lemma_.lower() in _SMALL_TALK | _VIEWS for t in words[:3]):
-        return []
-    note = "".join(_FIRST.get(t.lower_, t.text) + t.whitespace_ for t in words).strip(" ,;:-")
-    return ["User: " + note]
+    if (
+        words[0].tag_ == "VB"
+        and words[0].i == words[0].sent.start
+        or any(t.lemma_.lower() in _SMALL_TALK | _VIEWS for t in words[:3])
+    ):
+        return []  # a request, small talk or a view
+    note = "".join(
+        (known.get(t.text) or _FIRST.get(t.lower_, t.text)) + t.whitespace_ for t in words
+    )
+    return ["User: " + note.strip(" ,;:-")]
