@@ -1549,6 +1549,40 @@ _UNNAMED = {"det", "poss", "case", "acl", "cc", "advmod"}  # words no part of wh
 _KIN = re.compile(r"\bUser's ((?:[a-z-]+ )?[a-z-]+),? ([A-Z][a-z]+)\b")
 
 
+_OOPS = {"no", "sorry", "correction", "actually", "wait"}
+
+
+def _kind(t) -> str:
+    return (
+        "num" if t.like_num else "name" if t.text.istitle() and t.pos_ in ("PROPN", "NOUN") else ""
+    )
+
+
+def corrected(text: str) -> str:
+    """`text` with the user's self-corrections made: the values right after "no", "sorry"...
+    take the place of as many before, the last of their kind ("gym Tuesday - no, Wednesday" ->
+    "gym Wednesday", "I have 3 cats, sorry 2" -> "I have 2 cats", "March 3 - sorry, March 5")."""
+    doc = _doc(text)
+    for m in doc[1:]:
+        new = [t for t in doc[m.i + 1 : m.i + 5] if not t.is_punct and t.pos_ != "DET"][:2]
+        if m.lower_ not in _OOPS or not doc[m.i - 1].is_punct or not new:
+            continue
+        new = new[:1] if new[-1].i > new[0].i + 1 else new
+        old = [t for t in doc[: m.i] if _kind(t) == _kind(new[-1]) != ""]
+        after = doc[new[-1].i + 1] if new[-1].i + 1 < len(doc) else doc[-1]
+        if old and all(_kind(t) for t in new) and (after.is_punct or after == new[-1]):
+            start, end = doc[old[-1].i - len(new) + 1].idx, old[-1].idx + len(old[-1])
+            said = (
+                text[:start]
+                + new[0].text
+                + text[new[0].idx + len(new[0]) : new[-1].idx + len(new[-1])]
+            )
+            return corrected(
+                said + text[end : doc[m.i - 1].idx] + text[new[-1].idx + len(new[-1]) :]
+            )
+    return text
+
+
 def kin_names(text: str, known: dict[str, str]) -> None:
     """Into `known`, the user's people as a memory names them ("User's son Kenji")."""
     for m in _KIN.finditer(text):
