@@ -1553,9 +1553,7 @@ _OOPS = {"no", "sorry", "correction", "actually", "wait"}
 
 
 def _kind(t) -> str:
-    return (
-        "num" if t.like_num else "name" if t.text.istitle() and t.pos_ in ("PROPN", "NOUN") else ""
-    )
+    return "num" if t.like_num else "name" * (t.text.istitle() and t.pos_ in ("PROPN", "NOUN"))
 
 
 def corrected(text: str) -> str:
@@ -1564,22 +1562,18 @@ def corrected(text: str) -> str:
     "gym Wednesday", "I have 3 cats, sorry 2" -> "I have 2 cats", "March 3 - sorry, March 5")."""
     doc = _doc(text)
     for m in doc[1:]:
-        new = [t for t in doc[m.i + 1 : m.i + 5] if not t.is_punct and t.pos_ != "DET"][:2]
-        if m.lower_ not in _OOPS or not doc[m.i - 1].is_punct or not new:
-            continue
-        new = new[:1] if new[-1].i > new[0].i + 1 else new
-        old = [t for t in doc[: m.i] if _kind(t) == _kind(new[-1]) != ""]
-        after = doc[new[-1].i + 1] if new[-1].i + 1 < len(doc) else doc[-1]
-        if old and all(_kind(t) for t in new) and (after.is_punct or after == new[-1]):
-            start, end = doc[old[-1].i - len(new) + 1].idx, old[-1].idx + len(old[-1])
-            said = (
-                text[:start]
-                + new[0].text
-                + text[new[0].idx + len(new[0]) : new[-1].idx + len(new[-1])]
-            )
-            return corrected(
-                said + text[end : doc[m.i - 1].idx] + text[new[-1].idx + len(new[-1]) :]
-            )
+        new = [t for t in doc[m.i + 1 : m.i + 4] if not (t.is_punct or t.pos_ == "DET")][:2]
+        new = new[: 1 + (len(new) == 2 and new[1].i == new[0].i + 1)]
+        old = [t.i for t in doc[: m.i] if new and _kind(t) == _kind(new[-1]) != ""]
+        if m.lower_ in _OOPS and doc[m.i - 1].is_punct and old and all(map(_kind, new)):
+            if all(t.is_punct for t in doc[new[-1].i + 1 : new[-1].i + 2]):
+                words = [t.text_with_ws for t in doc]
+                words[m.i - 1 : new[-1].i + 1] = [new[-1].whitespace_]
+                said = [t.text_with_ws for t in new[:-1]] + [
+                    new[-1].text + doc[old[-1]].whitespace_
+                ]
+                words[old[-1] - len(new) + 1 : old[-1] + 1] = said
+                return corrected("".join(words))
     return text
 
 
@@ -1636,15 +1630,27 @@ def _ahead(h, tokens) -> list | None:
     """The present "be" of a clause in the present progressive with a time still to come ("I'm
     adding a battery in spring"): an arrangement, to tell as one ("will be adding"); else None."""
     be = [c for c in h.children if c.dep_ in ("aux", "neg")]
-    if h.tag_ != "VBG" or [(c.lemma_, c.tag_ in ("VBP", "VBZ")) for c in be] not in (
-        [],
-        [("be", True)],
-    ):
-        return None
     times = [e for e in h.doc.ents if e.label_ in ("DATE", "EVENT") and e.root in tokens]
-    if any({w.lower_ for w in e}.isdisjoint(_NOT_AHEAD) and "S" not in e.root.tag_ for e in times):
-        return be
-    return None
+    times = [
+        e for e in times if {w.lower_ for w in e}.isdisjoint(_NOT_AHEAD) and "S" not in e.root.tag_
+    ]
+    now = [(c.lemma_, c.tag_ in ("VBP", "VBZ")) for c in be] in ([], [("be", True)])
+    return be if h.tag_ == "VBG" and now and times else None
+
+
+def _introduce(tokens, known: dict[str, str]) -> None:
+    """Into `known`, the names `tokens` give the user's own: "my son Kenji", "our dog, Biscuit",
+    "(we) got a cat called Mr Tibbs" (which a later "he" or "she" then stands for)."""
+    for t in tokens:
+        owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
+        if t.dep_ == "oprd" and t.head.lemma_ in ("call", "name") and t.head.dep_ == "acl":
+            owner = t.head.head if _agreeing([v := t.head.head.head], v, True) else None
+        if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN" and owner.i < t.i:
+            if any(c.lower_ in ("my", "our") for c in owner.children) or t.dep_ == "oprd":
+                said = [w for w in owner.subtree if w.i <= t.i and w.dep_ not in _UNNAMED]
+                said = " ".join(w.text for w in said if w.dep_ != "punct" or w.text == "-")
+                known.setdefault(t.text, "User's " + said.replace(" - ", "-"))
+                known.update({" ": known[t.text]} if t.dep_ == "oprd" else {})
 
 
 def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | None:
@@ -1669,12 +1675,8 @@ def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | No
         ours = list(subject.subtree) if subject.dep_ != "expl" else tokens  # "there's a leak..."
         said = [c for c in h.children if c.dep_ == "ccomp" and h.lemma_ in ("say", "tell")]
         said = [s for c in said if "MD" not in {a.tag_ for a in c.children} for s in c.children]
-        told = any(
-            t.text in known or t.lower_ in _FIRST
-            for s in said
-            if "subj" in s.dep_
-            for t in s.subtree
-        )
+        said = [t for s in said if "subj" in s.dep_ for t in s.subtree]  # "the vet said my cat .."
+        told = any(t.text in known or t.lower_ in _FIRST for t in said)
         if not told and not any(t.text in known or t.lower_ in _FIRST for t in ours):
             return None  # someone else's fact or view ("the vet said my cat ..." is the user's)
         if subject.lower_ not in ("i", "we") and h.lemma_ in _VIEWS and not told:
@@ -1711,18 +1713,7 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         if not tokens:
             continue
         words = [t.text_with_ws for t in tokens]
-        for t in tokens:  # "my son Kenji", "our dog, Biscuit", "got a cat called Mr Tibbs"
-            owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
-            if t.dep_ == "oprd" and t.head.lemma_ in ("call", "name") and t.head.dep_ == "acl":
-                verb = t.head.head.head  # "(we) got a cat called ...": one of the user's own
-                owner = t.head.head if _agreeing([verb], verb, True) else None
-            if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN" and owner.i < t.i:
-                if any(c.lower_ in ("my", "our") for c in owner.children) or t.dep_ == "oprd":
-                    said = [w for w in owner.subtree if w.i <= t.i and w.dep_ not in _UNNAMED]
-                    said = " ".join(w.text for w in said if w.dep_ != "punct" or w.text == "-")
-                    known.setdefault(t.text, "User's " + said.replace(" - ", "-"))
-                    if t.dep_ == "oprd":  # "(we got a cat called Tom.) He's 3"
-                        known[" "] = known[t.text]
+        _introduce(tokens, known)
         whose = _whose(h, subject, tokens, words, known, text)
         if whose is None:
             out += _note(tokens, known)
@@ -1783,6 +1774,7 @@ def _note(tokens, known: dict[str, str]) -> list[str]:
     ):
         return []  # a request, small talk or a view
     note = "".join(
-        (known.get(t.text) or _FIRST.get(t.lower_, t.text)) + t.whitespace_ for t in words
+        (known.get(t.text) or _FIRST.get(t.lower_ * (t.pos_ == "PRON"), t.text)) + t.whitespace_
+        for t in words
     )
     return ["User: " + note.strip(" ,;:-")]
