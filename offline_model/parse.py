@@ -1573,7 +1573,7 @@ def corrected(text: str) -> str:
                     new[-1].text + doc[old[-1]].whitespace_
                 ]
                 words[old[-1] - len(new) + 1 : old[-1] + 1] = said
-                return corrected("".join(words))
+                return corrected(re.sub(r" ([.,;!?])", r"\1", "".join(words)))
     return text
 
 
