@@ -1546,10 +1546,9 @@ _SAYS = {"VERB", "AUX", "ADP", "ADJ"}  # heads a subject-less clause of the user
 _SMALL_TALK = frozenset("thank thanks hi hello hey bye congrat congrats lol sorry".split())
 _VIEWS = {"say", "think", "reckon", "believe", "claim", "feel", "want", "wish"}
 _UNNAMED = {"det", "poss", "case", "acl", "cc", "advmod"}  # words no part of what one is called
+_OOPS = {"no", "sorry", "correction", "actually", "wait"}  # what a self-correction opens with
+_NOT_AHEAD = frozenset("a an every each these this last past ago since yesterday today now".split())
 _KIN = re.compile(r"\bUser's ((?:[a-z-]+ )?[a-z-]+),? ([A-Z][a-z]+)\b")
-
-
-_OOPS = {"no", "sorry", "correction", "actually", "wait"}
 
 
 def _kind(t) -> str:
@@ -1623,9 +1622,6 @@ def _third(t) -> str:
     return (" " if t.text.startswith("'") else "") + (_AGREE.get(t.lower_) or conjugate(t.text))
 
 
-_NOT_AHEAD = frozenset("a an every each these this last past ago since yesterday today now".split())
-
-
 def _ahead(h, tokens) -> list | None:
     """The present "be" of a clause in the present progressive with a time still to come ("I'm
     adding a battery in spring"): an arrangement, to tell as one ("will be adding"); else None."""
@@ -1688,8 +1684,9 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
     """A third-person sentence for each clause of `text` (one sentence of a user's message) that
     tells something about the user or the user's people, animals and things: "My son Kenji
     started judo and he loves it" -> "User's son Kenji started judo", "User's son Kenji loves
-    it". A clause with no subject is the user's ("started judo"); a sentence with nothing read
-    and no one else's subject is kept as said ("choir Tuesdays 7:30").
+    it". A clause with no subject is the user's ("started judo"), one with a time to come is
+    told as a plan ("will be adding a battery in spring"); a clause of no one's is kept as said
+    ("User: choir Tuesdays 7:30").
     `known` maps the names of the user's own to how they were introduced ("Kenji" -> "User's son
     Kenji") and, under " ", what a pronoun subject stands for; it is updated."""
     doc = _doc(text)
