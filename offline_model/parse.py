@@ -1634,9 +1634,11 @@ def _ahead(h, tokens) -> list | None:
     return be if h.tag_ == "VBG" and now and times else None
 
 
-def _introduce(tokens, known: dict[str, str]) -> None:
+def _introduce(tokens, known: dict[str, str]) -> set[int]:
     """Into `known`, the names `tokens` give the user's own: "my son Kenji", "our dog, Biscuit",
-    "(we) got a cat called Mr Tibbs" (which a later "he" or "she" then stands for)."""
+    "(we) got a cat called Mr Tibbs" (which a later "he" or "she" then stands for); returns where
+    they are given."""
+    given = set()
     for t in tokens:
         owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
         if t.dep_ == "oprd" and t.head.lemma_ in ("call", "name") and t.head.dep_ == "acl":
@@ -1647,6 +1649,8 @@ def _introduce(tokens, known: dict[str, str]) -> None:
                 said = " ".join(w.text for w in said if w.dep_ != "punct" or w.text == "-")
                 known.setdefault(t.text, "User's " + said.replace(" - ", "-"))
                 known.update({" ": known[t.text]} if t.dep_ == "oprd" else {})
+                given.add(t.i)
+    return given
 
 
 def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | None:
@@ -1710,10 +1714,12 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         if not tokens:
             continue
         words = [t.text_with_ws for t in tokens]
-        _introduce(tokens, known)
+        given = _introduce(tokens, known)
         whose = _whose(h, subject, tokens, words, known, text)
+        named = [known[t.text] for t in tokens if t.text in known]  # the last one named: "he"
         if whose is None:
             out += _note(tokens, known)
+            known.update({" ": named[-1]} if named and out else {})
             continue
         lead, key, implied = whose
         be = _ahead(h, tokens)
@@ -1729,8 +1735,8 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
                 words[k] = _FIRST[t.lower_] + t.whitespace_
             elif (
                 t.text in known
-                and t.dep_ not in ("oprd", "appos")
-                and not (k and tokens[k - 1].text in known[t.text])
+                and t.i not in given
+                and tokens[k - 1].text not in known[t.text].split()
             ):
                 words[k] = known[t.text] + t.whitespace_
             elif t.text == "'s" and t.pos_ == "AUX":
@@ -1745,8 +1751,8 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         if subject is not None and not key:
             key = "".join(words[: subject.right_edge.i - tokens[0].i + 1]).strip()
             key = re.sub(r"\bUser's's\b", "User's", key[0].upper() + key[1:])
-        if key.startswith("User's"):  # what "it", "he" or "she" in a later clause stands for
-            known[" "] = key
+        if key.startswith("User's") or named:  # what a later "it", "he" or "she" stands for
+            known[" "] = key if key.startswith("User's") else named[-1]
         out.append(sentence)
     return out
 
