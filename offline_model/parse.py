@@ -1660,7 +1660,13 @@ def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | No
     if subject is None and h.tag_ == "VBZ" and " " in known:
         lead, key = known[" "] + " ", known[" "]  # "(my cat...) costs 1400 zl": the same one
     elif subject is None:
-        if h.tag_ in ("VB", "VBZ") or h.dep_ != "ROOT" or h.pos_ not in _SAYS:
+        if (
+            h.tag_ in ("VB", "VBZ")
+            or h.dep_ != "ROOT"
+            or h.pos_ not in _SAYS
+            or h.pos_ == "ADJ"
+            and any(t.like_num for t in tokens)
+        ):
             if not (h.tag_ == "VB" and _STANDING.search(text)):
                 return None  # a request, or no one doing anything
             lead = "User wants the assistant to "  # a standing instruction on answers
