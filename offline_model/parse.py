@@ -1547,7 +1547,7 @@ _SMALL_TALK = frozenset("thank thanks hi hello hey bye congrat congrats lol sorr
 _VIEWS = {"say", "think", "reckon", "believe", "claim", "feel", "want", "wish"}
 _UNNAMED = {"det", "poss", "case", "acl", "cc", "advmod"}  # words no part of what one is called
 _OOPS = {"no", "sorry", "correction", "actually", "wait"}  # what a self-correction opens with
-_NOT_AHEAD = frozenset("a an every each these this last past ago since yesterday today now".split())
+_NOW = frozenset("a an every each these this last past ago since yesterday today now".split())
 _KIN = re.compile(r"\bUser's ((?:[a-z-]+ )?[a-z-]+),? ([A-Z][a-z]+)\b")
 
 
@@ -1556,23 +1556,17 @@ def _kind(t) -> str:
 
 
 def corrected(text: str) -> str:
-    """`text` with the user's self-corrections made: the values right after "no", "sorry"...
-    take the place of as many before, the last of their kind ("gym Tuesday - no, Wednesday" ->
-    "gym Wednesday", "I have 3 cats, sorry 2" -> "I have 2 cats", "March 3 - sorry, March 5")."""
+    """`text` with the user's self-corrections made: the value closing a piece that opens with
+    "no", "sorry"... takes the place of the last one of its kind before ("gym Tuesday - no,
+    Wednesday" -> "gym Wednesday", "3 cats, sorry 2" -> "2 cats", "June 2 - no, June 4")."""
     doc = _doc(text)
-    for m in doc[1:]:
-        new = [t for t in doc[m.i + 1 : m.i + 4] if not (t.is_punct or t.pos_ == "DET")][:2]
-        new = new[: 1 + (len(new) == 2 and new[1].i == new[0].i + 1)]
-        old = [t.i for t in doc[: m.i] if new and _kind(t) == _kind(new[-1]) != ""]
-        if m.lower_ in _OOPS and doc[m.i - 1].is_punct and old and all(map(_kind, new)):
-            if all(t.is_punct for t in doc[new[-1].i + 1 : new[-1].i + 2]):
-                words = [t.text_with_ws for t in doc]
-                words[m.i - 1 : new[-1].i + 1] = [new[-1].whitespace_]
-                said = [t.text_with_ws for t in new[:-1]] + [
-                    new[-1].text + doc[old[-1]].whitespace_
-                ]
-                words[old[-1] - len(new) + 1 : old[-1] + 1] = said
-                return corrected(re.sub(r" ([.,;!?])", r"\1", "".join(words)))
+    for m in doc[1:-1]:
+        new = next(t for t in doc[m.i + 1 :] if t.i + 1 == len(doc) or doc[t.i + 1].is_punct)
+        old = [t for t in doc[: m.i] if _kind(t) == _kind(new) != ""]
+        if m.lower_ in _OOPS and doc[m.i - 1].is_punct and old and not new.is_punct:
+            at = old[-1].idx
+            said = text[:at] + new.text + text[at + len(old[-1]) : doc[m.i - 1].idx]
+            return corrected(said.rstrip() + text[new.idx + len(new) :])
     return text
 
 
@@ -1627,17 +1621,14 @@ def _ahead(h, tokens) -> list | None:
     adding a battery in spring"): an arrangement, to tell as one ("will be adding"); else None."""
     be = [c for c in h.children if c.dep_ in ("aux", "neg")]
     times = [e for e in h.doc.ents if e.label_ in ("DATE", "EVENT") and e.root in tokens]
-    times = [
-        e for e in times if {w.lower_ for w in e}.isdisjoint(_NOT_AHEAD) and "S" not in e.root.tag_
-    ]
+    times = [e for e in times if _NOW.isdisjoint(e.text.lower().split()) and "S" not in e.root.tag_]
     now = [(c.lemma_, c.tag_ in ("VBP", "VBZ")) for c in be] in ([], [("be", True)])
     return be if h.tag_ == "VBG" and now and times else None
 
 
 def _introduce(tokens, known: dict[str, str]) -> set[int]:
-    """Into `known`, the names `tokens` give the user's own: "my son Kenji", "our dog, Biscuit",
-    "(we) got a cat called Mr Tibbs" (which a later "he" or "she" then stands for); returns where
-    they are given."""
+    """Into `known`, the names `tokens` give the user's own ("my son Kenji", "our dog, Biscuit", "we
+    got a cat called Tom", whom a later "he" then means); returns the tokens giving them."""
     given = set()
     for t in tokens:
         owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
@@ -1660,13 +1651,8 @@ def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | No
     if subject is None and h.tag_ == "VBZ" and " " in known:
         lead, key = known[" "] + " ", known[" "]  # "(my cat...) costs 1400 zl": the same one
     elif subject is None:
-        if (
-            h.tag_ in ("VB", "VBZ")
-            or h.dep_ != "ROOT"
-            or h.pos_ not in _SAYS
-            or h.pos_ == "ADJ"
-            and any(t.like_num for t in tokens)
-        ):
+        whose = h.pos_ == "ADJ" and any(t.like_num for t in tokens)  # "about 5 weeks old"
+        if h.tag_ in ("VB", "VBZ") or h.dep_ != "ROOT" or h.pos_ not in _SAYS or whose:
             if not (h.tag_ == "VB" and _STANDING.search(text)):
                 return None  # a request, or no one doing anything
             lead = "User wants the assistant to "  # a standing instruction on answers
@@ -1713,10 +1699,8 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         said = [k for k, t in enumerate(tokens) if not (t.is_punct or t.dep_ in _LINKS)]
         said = [k for k in said if tokens[k].lower_ not in _FILLERS or k > said[0]]
         tokens = tokens[said[0] : said[-1] + 1] if said else []
-        subject = next((c for c in h.children if c.dep_ in ("nsubj", "nsubjpass", "expl")), None)
-        subject = subject or next(
-            (t for t in tokens if "subj" in t.dep_ and "aux" in t.head.dep_), None
-        )
+        subj = [c for c in tokens if "subj" in c.dep_ and (c.head == h or "aux" in c.head.dep_)]
+        subject = next((c for c in h.children if c.dep_ == "expl"), subj[0] if subj else None)
         if not tokens:
             continue
         words = [t.text_with_ws for t in tokens]
@@ -1766,24 +1750,17 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
 def _note(tokens, known: dict[str, str]) -> list[str]:
     """A clause not read as anyone's, kept in the user's words ("choir Tuesdays 7:30", "12
     people") unless someone else is its subject or it is small talk, a view or a request."""
-    subjects = [t for t in tokens if t.dep_ in ("nsubj", "nsubjpass")]
-    if any(
-        s.pos_ == "PRON" or s.text.istitle() or any(c.dep_ == "poss" for c in s.children)
-        for s in subjects
-    ):
-        return []  # said of someone by a pronoun, a name or "my ...": not the user's words
+    someone = [s for s in tokens if "subj" in s.dep_ and (s.pos_ == "PRON" or s.text.istitle())]
+    if someone or any(c.dep_ == "poss" and "subj" in c.head.dep_ for c in tokens):
+        return []  # said of someone (a pronoun, a name, "my ..."): not the user's words
     words = [t for t in tokens if not t.is_punct or t.i < tokens[-1].i]
     named = {t.pos_ for t in words} & {"PROPN", "NUM"}  # "12 people": short, yet says something
     if len(words) < 3 - bool(named) or not named and all(t.pos_ != "NOUN" for t in words):
         return []
-    if (
-        words[0].tag_ == "VB"
-        and words[0].i == words[0].sent.start
-        or any(t.lemma_.lower() in _SMALL_TALK | _VIEWS for t in words[:3])
-    ):
-        return []  # a request, small talk or a view
-    note = "".join(
-        (known.get(t.text) or _FIRST.get(t.lower_ * (t.pos_ == "PRON"), t.text)) + t.whitespace_
-        for t in words
-    )
+    if words[0].tag_ == "VB" and words[0].is_sent_start:
+        return []  # a request
+    if any(t.lemma_.lower() in _SMALL_TALK | _VIEWS for t in words[:3]):
+        return []  # small talk or a view
+    first = {t.i: _FIRST[t.lower_] for t in words if t.pos_ == "PRON" and t.lower_ in _FIRST}
+    note = "".join((known.get(t.text) or first.get(t.i, t.text)) + t.whitespace_ for t in words)
     return ["User: " + note.strip(" ,;:-")]
