@@ -1551,18 +1551,18 @@ _NOW = frozenset("a an every each these this last past ago since yesterday today
 _KIN = re.compile(r"\bUser's ((?:[a-z-]+ )?[a-z-]+),? ([A-Z][a-z]+)\b")
 
 
-def _kind(t) -> str:
-    return "num" if t.like_num else "name" * (t.text.istitle() and t.pos_ in ("PROPN", "NOUN"))
-
-
 def corrected(text: str) -> str:
     """`text` with the user's self-corrections made: the value closing a piece that opens with
     "no", "sorry"... takes the place of the last one of its kind before ("gym Tuesday - no,
     Wednesday" -> "gym Wednesday", "3 cats, sorry 2" -> "2 cats", "June 2 - no, June 4")."""
+
+    def kind(t) -> str:
+        return "num" if t.like_num else "name" * (t.text.istitle() and t.pos_ in ("PROPN", "NOUN"))
+
     doc = _doc(text)
     for m in doc[1:-1]:
         new = next(t for t in doc[m.i + 1 :] if t.i + 1 == len(doc) or doc[t.i + 1].is_punct)
-        old = [t for t in doc[: m.i] if _kind(t) == _kind(new) != ""]
+        old = [t for t in doc[: m.i] if kind(t) == kind(new) != ""]
         if m.lower_ in _OOPS and doc[m.i - 1].is_punct and old and not new.is_punct:
             at = old[-1].idx
             said = text[:at] + new.text + text[at + len(old[-1]) : doc[m.i - 1].idx]
@@ -1629,7 +1629,6 @@ def _ahead(h, tokens) -> list | None:
 def _introduce(tokens, known: dict[str, str]) -> set[int]:
     """Into `known`, the names `tokens` give the user's own ("my son Kenji", "our dog, Biscuit", "we
     got a cat called Tom", whom a later "he" then means); returns the tokens giving them."""
-    given = set()
     for t in tokens:
         owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
         if t.dep_ == "oprd" and t.head.lemma_ in ("call", "name") and t.head.dep_ == "acl":
@@ -1640,8 +1639,7 @@ def _introduce(tokens, known: dict[str, str]) -> set[int]:
                 said = " ".join(w.text for w in said if w.dep_ != "punct" or w.text == "-")
                 known.setdefault(t.text, "User's " + said.replace(" - ", "-"))
                 known.update({" ": known[t.text]} if t.dep_ == "oprd" else {})
-                given.add(t.i)
-    return given
+    return {t.i for t in tokens if t.text in known and (t.dep_ == "appos" or t.head.dep_ == "acl")}
 
 
 def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | None:
@@ -1709,7 +1707,6 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         named = [known[t.text] for t in tokens if t.text in known]  # the last one named: "he"
         if whose is None:
             out += _note(tokens, known)
-            known.update({" ": named[-1]} if named and out else {})
             continue
         lead, key, implied = whose
         be = _ahead(h, tokens)
