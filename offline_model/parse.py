@@ -1545,7 +1545,29 @@ _LINKS, _FILLERS = {"cc", "intj", "mark"}, {"so", "also", "well", "anyway", "oh"
 _SAYS = {"VERB", "AUX", "ADP", "ADJ"}  # heads a subject-less clause of the user's can have
 _SMALL_TALK = frozenset("thank thanks hi hello hey bye congrat congrats lol sorry".split())
 _VIEWS = {"say", "think", "reckon", "believe", "claim", "feel", "want", "wish"}
+_UNNAMED = {"det", "poss", "case", "acl", "cc", "advmod"}  # words no part of what one is called
+_OOPS = {"no", "sorry", "correction", "actually", "wait"}  # what a self-correction opens with
+_NOW = frozenset("a an every each these this last past ago since yesterday today now".split())
 _KIN = re.compile(r"\bUser's ((?:[a-z-]+ )?[a-z-]+),? ([A-Z][a-z]+)\b")
+
+
+def corrected(text: str) -> str:
+    """`text` with the user's self-corrections made: the value closing a piece that opens with
+    "no", "sorry"... takes the place of the last one of its kind before ("gym Tuesday - no,
+    Wednesday" -> "gym Wednesday", "3 cats, sorry 2" -> "2 cats", "June 2 - no, June 4")."""
+
+    def kind(t) -> str:
+        return "num" if t.like_num else "name" * (t.text.istitle() and t.pos_ in ("PROPN", "NOUN"))
+
+    doc = _doc(text)
+    for m in doc[1:-1]:
+        new = next(t for t in doc[m.i + 1 :] if t.i + 1 == len(doc) or doc[t.i + 1].is_punct)
+        old = [t for t in doc[: m.i] if kind(t) == kind(new) != ""]
+        if m.lower_ in _OOPS and doc[m.i - 1].is_punct and old and not new.is_punct:
+            at = old[-1].idx
+            said = text[:at] + new.text + text[at + len(old[-1]) : doc[m.i - 1].idx]
+            return corrected(said.rstrip() + text[new.idx + len(new) :])
+    return text
 
 
 def kin_names(text: str, known: dict[str, str]) -> None:
@@ -1594,6 +1616,32 @@ def _third(t) -> str:
     return (" " if t.text.startswith("'") else "") + (_AGREE.get(t.lower_) or conjugate(t.text))
 
 
+def _ahead(h, tokens) -> list | None:
+    """The present "be" of a clause in the present progressive with a time still to come ("I'm
+    adding a battery in spring"): an arrangement, to tell as one ("will be adding"); else None."""
+    be = [c for c in h.children if c.dep_ in ("aux", "neg")]
+    times = [e for e in h.doc.ents if e.label_ in ("DATE", "EVENT") and e.root in tokens]
+    times = [e for e in times if _NOW.isdisjoint(e.text.lower().split()) and "S" not in e.root.tag_]
+    now = [(c.lemma_, c.tag_ in ("VBP", "VBZ")) for c in be] in ([], [("be", True)])
+    return be if h.tag_ == "VBG" and now and times else None
+
+
+def _introduce(tokens, known: dict[str, str]) -> set[int]:
+    """Into `known`, the names `tokens` give the user's own ("my son Kenji", "our dog, Biscuit", "we
+    got a cat called Tom", whom a later "he" then means); returns the tokens giving them."""
+    for t in tokens:
+        owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
+        if t.dep_ == "oprd" and t.head.lemma_ in ("call", "name") and t.head.dep_ == "acl":
+            owner = t.head.head if _agreeing([v := t.head.head.head], v, True) else None
+        if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN" and owner.i < t.i:
+            if any(c.lower_ in ("my", "our") for c in owner.children) or t.dep_ == "oprd":
+                said = [w for w in owner.subtree if w.i <= t.i and w.dep_ not in _UNNAMED]
+                said = " ".join(w.text for w in said if w.dep_ != "punct" or w.text == "-")
+                known.setdefault(t.text, "User's " + said.replace(" - ", "-"))
+                known.update({" ": known[t.text]} if t.dep_ == "oprd" else {})
+    return {t.i for t in tokens if t.text in known and (t.dep_ == "appos" or t.head.dep_ == "acl")}
+
+
 def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | None:
     """Whose clause headed by `h` is: (words to put before it, the one it is about, whether its
     subject "User" is implied), or None when it is not the user's or their own's to keep."""
@@ -1601,7 +1649,8 @@ def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | No
     if subject is None and h.tag_ == "VBZ" and " " in known:
         lead, key = known[" "] + " ", known[" "]  # "(my cat...) costs 1400 zl": the same one
     elif subject is None:
-        if h.tag_ in ("VB", "VBZ") or h.dep_ != "ROOT" or h.pos_ not in _SAYS:
+        whose = h.pos_ == "ADJ" and any(t.like_num for t in tokens)  # "about 5 weeks old"
+        if h.tag_ in ("VB", "VBZ") or h.dep_ != "ROOT" or h.pos_ not in _SAYS or whose:
             if not (h.tag_ == "VB" and _STANDING.search(text)):
                 return None  # a request, or no one doing anything
             lead = "User wants the assistant to "  # a standing instruction on answers
@@ -1613,10 +1662,14 @@ def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | No
         key = known[" "]
         words[subject.i - tokens[0].i] = key + subject.whitespace_
     else:
-        ours = subject.subtree if subject.dep_ != "expl" else tokens  # "there's a leak in my ..."
-        if not any(t.text in known or t.lower_ in _FIRST for t in ours):
-            return None  # someone else's fact or view
-        if subject.lower_ not in ("i", "we") and h.lemma_ in _VIEWS:
+        ours = list(subject.subtree) if subject.dep_ != "expl" else tokens  # "there's a leak..."
+        said = [c for c in h.children if c.dep_ == "ccomp" and h.lemma_ in ("say", "tell")]
+        said = [s for c in said if "MD" not in {a.tag_ for a in c.children} for s in c.children]
+        said = [t for s in said if "subj" in s.dep_ for t in s.subtree]  # "the vet said my cat .."
+        told = any(t.text in known or t.lower_ in _FIRST for t in said)
+        if not told and not any(t.text in known or t.lower_ in _FIRST for t in ours):
+            return None  # someone else's fact or view ("the vet said my cat ..." is the user's)
+        if subject.lower_ not in ("i", "we") and h.lemma_ in _VIEWS and not told:
             return None  # "my partner says ...": a view, not a fact
     return lead, key, implied
 
@@ -1625,8 +1678,9 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
     """A third-person sentence for each clause of `text` (one sentence of a user's message) that
     tells something about the user or the user's people, animals and things: "My son Kenji
     started judo and he loves it" -> "User's son Kenji started judo", "User's son Kenji loves
-    it". A clause with no subject is the user's ("started judo"); a sentence with nothing read
-    and no one else's subject is kept as said ("choir Tuesdays 7:30").
+    it". A clause with no subject is the user's ("started judo"), one with a time to come is
+    told as a plan ("will be adding a battery in spring"); a clause of no one's is kept as said
+    ("User: choir Tuesdays 7:30").
     `known` maps the names of the user's own to how they were introduced ("Kenji" -> "User's son
     Kenji") and, under " ", what a pronoun subject stands for; it is updated."""
     doc = _doc(text)
@@ -1643,27 +1697,34 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         said = [k for k, t in enumerate(tokens) if not (t.is_punct or t.dep_ in _LINKS)]
         said = [k for k in said if tokens[k].lower_ not in _FILLERS or k > said[0]]
         tokens = tokens[said[0] : said[-1] + 1] if said else []
-        subject = next((c for c in h.children if c.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+        subj = [c for c in tokens if "subj" in c.dep_ and (c.head == h or "aux" in c.head.dep_)]
+        subject = next((c for c in h.children if c.dep_ == "expl"), subj[0] if subj else None)
         if not tokens:
             continue
         words = [t.text_with_ws for t in tokens]
-        for t in tokens:  # "my son Kenji", "our dog, Biscuit": a name of one of the user's own
-            owner = t.head if t.dep_ in ("appos", "compound", "npadvmod") else None
-            if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN" and owner.i < t.i:
-                if any(c.lower_ in ("my", "our") for c in owner.children):
-                    known.setdefault(t.text, f"User's {owner.text} {t.text}")
+        given = _introduce(tokens, known)
         whose = _whose(h, subject, tokens, words, known, text)
+        named = [known[t.text] for t in tokens if t.text in known]  # the last one named: "he"
         if whose is None:
+            out += _note(tokens, known)
             continue
         lead, key, implied = whose
+        be = _ahead(h, tokens)
+        lead = "User will be " if be is not None and lead == "User is " else lead
         if lead and tokens[0].pos_ != "PROPN":
             words[0] = words[0][0].lower() + words[0][1:]
         phrase = list(subject.subtree) if subject is not None else []
         agree = _agreeing(tokens, h, implied and lead == "User ")
         for k, t in enumerate(tokens):
-            if t.lower_ in _FIRST and t.tag_ in ("PRP", "PRP$"):
+            if be and t in be:
+                words[k] = (" " if t.text.startswith("'") else "") + "will be" + t.whitespace_
+            elif t.lower_ in _FIRST and t.tag_ in ("PRP", "PRP$"):
                 words[k] = _FIRST[t.lower_] + t.whitespace_
-            elif t.text in known and not (k and tokens[k - 1].text in known[t.text]):
+            elif (
+                t.text in known
+                and t.i not in given
+                and tokens[k - 1].text not in known[t.text].split()
+            ):
                 words[k] = known[t.text] + t.whitespace_
             elif t.text == "'s" and t.pos_ == "AUX":
                 words[k] = (" has" if t.nbor().tag_ == "VBN" else " is") + t.whitespace_
@@ -1677,24 +1738,26 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         if subject is not None and not key:
             key = "".join(words[: subject.right_edge.i - tokens[0].i + 1]).strip()
             key = re.sub(r"\bUser's's\b", "User's", key[0].upper() + key[1:])
-        if key.startswith("User's"):  # what "it", "he" or "she" in a later clause stands for
-            known[" "] = key
+        if key.startswith("User's") or named:  # what a later "it", "he" or "she" stands for
+            known[" "] = key if key.startswith("User's") else named[-1]
         out.append(sentence)
-    return out or _note(doc)
+    return out
 
 
-def _note(doc) -> list[str]:
-    """A sentence with no clause read and no one else's as subject, kept in the user's words
-    ("choir Tuesdays 7:30"), unless it is small talk, a view or a request."""
-    subjects = [t for t in doc if t.dep_ in ("nsubj", "nsubjpass")]
-    if any(
-        s.pos_ in ("PRON", "PROPN") or any(c.dep_ == "poss" for c in s.children) for s in subjects
-    ):
+def _note(tokens, known: dict[str, str]) -> list[str]:
+    """A clause not read as anyone's, kept in the user's words ("choir Tuesdays 7:30", "12
+    people") unless someone else is its subject or it is small talk, a view or a request."""
+    someone = [s for s in tokens if "subj" in s.dep_ and (s.pos_ == "PRON" or s.text.istitle())]
+    if someone or any(c.dep_ == "poss" and "subj" in c.head.dep_ for c in tokens):
+        return []  # said of someone (a pronoun, a name, "my ..."): not the user's words
+    words = [t for t in tokens if not t.is_punct or t.i < tokens[-1].i]
+    named = {t.pos_ for t in words} & {"PROPN", "NUM"}  # "12 people": short, yet says something
+    if len(words) < 3 - bool(named) or not named and all(t.pos_ != "NOUN" for t in words):
         return []
-    words = [t for t in doc if not t.is_punct or t.i < len(doc) - 1]
-    if len(words) < 3 or not any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in words):
-        return []
-    if words[0].tag_ == "VB" or any(t.lemma_.lower() in _SMALL_TALK | _VIEWS for t in words[:3]):
-        return []
-    note = "".join(_FIRST.get(t.lower_, t.text) + t.whitespace_ for t in words).strip(" ,;:-")
-    return ["User: " + note]
+    if words[0].tag_ == "VB" and words[0].is_sent_start:
+        return []  # a request
+    if any(t.lemma_.lower() in _SMALL_TALK | _VIEWS for t in words[:3]):
+        return []  # small talk or a view
+    first = {t.i: _FIRST[t.lower_] for t in words if t.pos_ == "PRON" and t.lower_ in _FIRST}
+    note = "".join((known.get(t.text) or first.get(t.i, t.text)) + t.whitespace_ for t in words)
+    return ["User: " + note.strip(" ,;:-")]

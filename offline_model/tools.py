@@ -25,7 +25,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from offline_model.parse import _PLACE_VERBS, _WORK_VERBS, kin_names, open_statements
+from offline_model.parse import _PLACE_VERBS, _WORK_VERBS, corrected, kin_names, open_statements
 from offline_model.rules import (
     FORGET,
     PREDICATE_PHRASES,
@@ -719,7 +719,7 @@ def open_facts(ctx: Context, patching: bool = False) -> list[Statement]:
     out = []
     for text in ctx.user_texts:  # what one message says is one memory, unless the slot
         said, more = [], False  # readers hold all of it ("I'm Ann, I work at Acme.")
-        for sentence in split_sentences(text):
+        for sentence in split_sentences(corrected(text)):
             slots = content_terms(" ".join(f.value for f in extract_facts(sentence)))
             for clause in open_statements(sentence, known):
                 said.append(clause)

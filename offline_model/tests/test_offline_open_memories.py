@@ -94,3 +94,60 @@ def test_the_manager_keeps_dates_owners_and_replaces_a_changed_count():
     assert "User's neighbour Olga has bees." in memories  # the rest of that memory stays
     assert "scheduled for Friday 8 May 2026" in text  # "on Friday" said on Monday 2026-05-04
     assert "coop" not in text  # a question is not a memory
+
+
+def read(*sentences: str) -> list[str]:
+    """open_statements over sentences of one message, sharing what each introduces."""
+    known: dict = {}
+    return [said for s in sentences for said in open_statements(s, known)]
+
+
+def test_reported_speech_about_the_users_own_is_kept_with_its_teller():
+    said = read("The nurse said my blood pressure is fine.")
+    assert said == ["The nurse said User's blood pressure is fine"]
+    assert read("My cousin says I should move to Lisbon.") == []  # advice, a view
+    assert read("The plumber said the boiler is ancient.") == []  # nothing of the user's
+
+
+def test_a_name_given_by_called_stands_for_a_later_pronoun():
+    said = read("We adopted a greyhound called Pepper.", "She is 4 and hates rain.")
+    assert said == [
+        "User adopted a greyhound called Pepper",
+        "User's greyhound Pepper is 4 and hates rain",
+    ]
+    said = read("my father-in-law Reza retired in June.", "Reza plays chess every day now.")
+    assert said[-1] == "User's father-in-law Reza plays chess every day now"
+    assert read("my aunt, Dolores, is 80") == ["User's aunt, Dolores, is 80"]  # named once
+
+
+def test_the_present_progressive_with_a_time_to_come_is_a_plan():
+    assert read("I'm repainting the kitchen in May.") == [
+        "User will be repainting the kitchen in May"
+    ]
+    assert read("driving to Porto on Friday") == ["User will be driving to Porto on Friday"]
+    assert read("I'm learning Welsh these days.") == ["User is learning Welsh these days"]
+    assert read("she's doing karate on Thursdays") == []  # a routine, and no one named
+    assert read("I was living in Cork in 2019.") == ["User was living in Cork in 2019"]
+
+
+def test_a_clause_of_no_ones_is_kept_as_a_note_but_not_someone_elses():
+    said = read("booked a plumber.", "2 leaks.")
+    assert said == ["User booked a plumber", "User: 2 leaks"]
+    assert read("the fridge died, the freezer is fine") == [
+        "User: the fridge died",
+        "User: the freezer is fine",
+    ]
+    assert read("Priya is furious") == [] and read("thanks so much, have a good day") == []
+
+
+def test_a_self_correction_is_made_before_the_message_is_read():
+    from offline_model.parse import corrected
+
+    assert corrected("My piano lesson is on Monday - sorry, Tuesday.") == (
+        "My piano lesson is on Tuesday."
+    )
+    assert corrected("We keep 4 chickens, no, 5") == "We keep 5 chickens"
+    assert corrected("flight on June 2 - no, June 4!") == "flight on June 4!"
+    assert corrected("we have 2 dogs, no cats") == "we have 2 dogs, no cats"  # no correction
+    memories = manager_run([("2026-03-02", ["My piano lesson is on Monday - sorry, Tuesday."])])
+    assert "Tuesday" in memories[0] and "Monday" not in memories[0]
