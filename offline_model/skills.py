@@ -31,6 +31,7 @@ from offline_model.rules import (
     SIGNATURE_NAME,
     STOPWORDS,
     Statement,
+    _stem,
     ask_about_all,
     conjugate,
     content_terms,
@@ -1397,6 +1398,87 @@ def _topic_nouns(question: str) -> set[str]:
     return content_terms(" ".join(nouns))
 
 
+def _prefixes(words) -> set[str]:
+    """Stems cut to five letters: "allergy" and "allergic" are one word to a question."""
+    return {_stem(w).rstrip("e")[:5] for w in words}
+
+
+_LIGHT = ("do", "have", "get", "make", "go", "be")
+_FILLS = set(
+    "compound amod nummod appos poss prep acl relcl dobj attr acomp npadvmod xcomp".split()
+)
+
+
+def _gap(question: str) -> set[str]:
+    """What a question's wh-word stands for, as `_prefixes`: the noun it determines ("colour
+    belt"), the noun or adjective it equates ("allergy" in "What's my allergy?", "allergic" in
+    "What am I allergic to?"; for "name", the thing named), the verb it is the object of ("eat"),
+    or a yes/no question's predicate ("allergic" in "Am I allergic to sesame?")."""
+    doc = _doc(question)
+    for w in (t for t in doc if t.lower_ in ("what", "which")):
+        h, n = w.head, [c for c in w.head.children if c.dep_ in ("acomp", "attr", "nsubj")]
+        if w.dep_ == "det":
+            return _prefixes(t.text for t in h.subtree if t.i > w.i and t.pos_ in ("NOUN", "ADJ"))
+        if (
+            h.lemma_ == "be"
+            and h.dep_ == "ROOT"
+            and h.pos_ == "AUX"
+            and w.dep_ in ("attr", "nsubj")
+        ):
+            n = sorted((c for c in n if c != w), key=lambda c: (c.pos_ == "PRON", c.dep_))[:1]
+            n = [] if n and any(c.dep_ == "acl" for c in n[0].children) else n  # "X doing"
+            n = (
+                [c for c in n[0].subtree if c.dep_ in ("poss", "pobj")][-1:]
+                if n and n[0].lemma_ == "name"
+                else n
+            )
+            return _prefixes(c.text for c in n if c.pos_ in ("NOUN", "ADJ", "PROPN"))
+        if w.dep_ == "dobj" and h.pos_ == "VERB" and h.lemma_ not in _LIGHT:
+            return _prefixes([h.lemma_])
+    root = next(t for t in doc if t.dep_ == "ROOT")
+    said = [c for c in root.children if c.dep_ == "acomp"]
+    said += [root] if _POLAR.match(question.strip()) and root.pos_ == "VERB" else []
+    return _prefixes(t.lemma_ for t in said[:1] if t.lemma_ not in _LIGHT)
+
+
+def _fills(sentence: str, gap: set[str], asked: set[str]) -> bool:
+    """The sentence names no gap word (the answer may be its own word: "a greyhound" for "what
+    breed"), or names one with a modifier, complement or object the question does not ("yellow
+    belt", "allergic to latex"): "Kenji's belt" does not say its colour."""
+    found = [t for t in _doc(sentence) if _prefixes({t.text}) & gap]
+    for t in found:
+        be = t.dep_ == "nsubj" and t.head.lemma_ == "be"
+        kids = [c for c in t.children if c.dep_ in _FILLS] + [t.head] * (
+            t.dep_ in ("appos", "attr")
+        )
+        kids += [c for c in t.head.children if t.dep_ == "nsubj" and (be or c.dep_ == "prep")]
+        if any(content_terms(" ".join(x.text for x in c.subtree)) - asked - {"user"} for c in kids):
+            return True
+    return not found
+
+
+def _someone_else(sentence: str, question: str, gap: set[str]) -> bool:
+    """The sentence tells of someone the question does not name ("my husband", "my dog") what
+    the question asks about the user: "My husband has a sesame allergy" does not answer "Am I
+    allergic to sesame?". (A name the question asks about is matched as a name.)"""
+    who, subject = (
+        next((t for t in _doc(x) if t.dep_.startswith("nsubj") and t.head.dep_ == "ROOT"), None)
+        for x in (question, sentence)
+    )
+    if who is None or subject is None or _names_in(question):
+        return False
+    if not (who.lower_ in ("i", "we") or any(c.lower_ in ("my", "our") for c in who.children)):
+        return False
+    owners = [subject] + [c for c in subject.children if c.dep_ == "poss"]
+    other = _prefixes(t.text for t in owners if t.pos_ == "NOUN") - _prefixes(
+        content_terms(question)
+    )
+    said = [subject.head] + [
+        c for c in subject.head.children if c.dep_ in ("acomp", "attr", "dobj")
+    ]
+    return len(owners) > 1 and bool(other) and bool(_prefixes(t.lemma_ for t in said) & gap)
+
+
 _CONTINUES = re.compile(r"^(?:then|next|after that|afterwards|finally)\b", re.I)
 
 
@@ -1412,7 +1494,7 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
     vectors = embed([question, head or question, *(s.text for s in statements)])
     sims, head_sims = vectors[2:] @ vectors[0], vectors[2:] @ vectors[1]
     q_terms, names, nouns = content_terms(question), _names_in(question), _topic_nouns(question)
-    wants = _wants(question)
+    wants, gap = _wants(question), _gap(question)
     asks_when = bool(re.match(r"^(?:when|what (?:day|date))\b", question.strip(), re.I))
     polar = _POLAR.match(question.strip())
     scored = []
@@ -1428,7 +1510,12 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
         low = f"{s.text} {s.about}".lower()  # a reply names what its question named
         if not ok or any(not re.search(rf"\b{re.escape(n)}\b", low) for n in names):
             continue
-        if nouns and not nouns & terms and cos < SAME_TOPIC_COSINE or polar and nouns - terms:
+        if nouns and not _prefixes(nouns) & _prefixes(terms) and cos < SAME_TOPIC_COSINE:
+            continue
+        said = _prefixes(terms) & gap if polar else _fills(s.text, gap, q_terms)
+        if gap and not wants and not said or polar and nouns - terms:
+            continue
+        if _someone_else(s.text, question, gap):
             continue
         dated = _gives(_dated(s)[0], wants, question) if wants else False
         if wants and not dated and not (asks_when and s.when is not None):
