@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 import numpy as np
@@ -1213,8 +1213,13 @@ def context_statements(messages: Sequence[BaseMessage], skip: int) -> list[Said]
             said_on = _SAID_ON.search(line) or _LINE_DATE.match(line)
             line_when = date.fromisoformat(said_on.group(1)) if said_on else when
             line = _LINE_DATE.sub("", _SAID_ON.sub(" ", line))
+            first = len(out)
             for s in (p for x in split_sentences(line) for p in _LOWER_START.split(x)):
                 if m.type == "system" and _INSTRUCTION_SENTENCE.match(s):
+                    continue
+                pos = {t.pos_ for t in _doc(s)} if _words(s) < 5 else {"VERB"}
+                if len(out) > first and "NUM" in pos and "VERB" not in pos:
+                    out[-1] = replace(out[-1], text=f"{out[-1].text} {s}")  # "...bikes. so 5"
                     continue
                 if _words(s) < 3 or _QUESTION.search(s) and m.type != "tool" or s in seen:
                     continue
@@ -1497,6 +1502,22 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
     wants, gap = _wants(question), _gap(question)
     asks_when = bool(re.match(r"^(?:when|what (?:day|date))\b", question.strip(), re.I))
     polar = _POLAR.match(question.strip())
+
+    def fits(s: Said, update: bool = False) -> bool | None:
+        """None when the statement cannot answer; else whether it names a value of the kind
+        the question word asks for. An update need not repeat the names, but must give the
+        value itself (a date, a number, the gap word filled: "switched to route 9")."""
+        low = f"{s.text} {s.about}".lower()  # a reply names what its question named
+        if not update and any(not re.search(rf"\b{re.escape(n)}\b", low) for n in names):
+            return None
+        named = _prefixes(content_terms(s.text)) & gap
+        said = named if polar else _fills(s.text, gap, q_terms) and (named or not update)
+        if (gap or update) and not wants and not said or _someone_else(s.text, question, gap):
+            return None
+        dated = _gives(_dated(s)[0], wants, question) if wants else False
+        late = asks_when and s.when is not None and not update
+        return None if wants and not dated and not late else dated
+
     scored = []
     for k, s in enumerate(statements):
         terms, cos = content_terms(s.text), float(sims[k])
@@ -1507,18 +1528,12 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
             or (overlap >= OVERLAP_THRESHOLD and cos >= CONTEXT_OVERLAP_MIN_COSINE)
             or (hit >= 0.5 and cos >= CONTEXT_OVERLAP_MIN_COSINE)
         )
-        low = f"{s.text} {s.about}".lower()  # a reply names what its question named
-        if not ok or any(not re.search(rf"\b{re.escape(n)}\b", low) for n in names):
+        if not ok or polar and nouns - terms:
             continue
         if nouns and not _prefixes(nouns) & _prefixes(terms) and cos < SAME_TOPIC_COSINE:
             continue
-        said = _prefixes(terms) & gap if polar else _fills(s.text, gap, q_terms)
-        if gap and not wants and not said or polar and nouns - terms:
-            continue
-        if _someone_else(s.text, question, gap):
-            continue
-        dated = _gives(_dated(s)[0], wants, question) if wants else False
-        if wants and not dated and not (asks_when and s.when is not None):
+        dated = fits(s)
+        if dated is None:
             continue
         score = cos + 0.3 * overlap + 0.4 * hit + (0.5 * float(head_sims[k]) if head else 0.0)
         scored.append((dated, score, k))
@@ -1532,9 +1547,17 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
         if score >= top - UPDATE_MARGIN
         and float(vectors[2 + k] @ vectors[2 + best]) >= SAME_SUBJECT_COSINE
     ]
-    own = [k for k in same if statements[k].first_person]  # the user's statements update, a
-    if own and not any(t.tag_ == "VBD" for t in _doc(question)):  # document's steps do not
-        best = max(own, key=lambda k: statements[k].order)  # "now": the newest on the subject
+    # The user's statements update, a document's steps do not: "now", the newest on the subject,
+    # a later statement sharing a word with it included ("switched to route 9" after "route 42")
+    if not any(t.tag_ == "VBD" for t in _doc(question)):
+        told, asked = _prefixes(content_terms(statements[best].text)), _prefixes(q_terms - names)
+        same += [
+            k
+            for k, s in enumerate(statements[best + 1 :], best + 1)
+            if _prefixes(content_terms(s.text)) & told & asked and fits(s, True) is not None
+        ]
+        own = [k for k in same if statements[k].first_person]
+        best = max(own, key=lambda k: statements[k].order) if own else best
     # A second statement on another subject, as close to the question, may hold the rest.
     more = [k for _, score, k in scored if score >= top - 0.1 and k not in same][:1]
     step = best + 1  # a document's next step ("Then click ...") continues the one chosen
