@@ -1067,7 +1067,7 @@ def _fit(text: str, budget: int) -> str:
 # Skill: answer from the context given (memories in the system prompt, history, tool results).
 
 _INSTRUCTION_SENTENCE = re.compile(
-    r"(?i)^(?:you are|you're|you have|use|answer|be|always|never|respond|reply|do not|don't|only|if|when|keep|act|your (?:job|task|role))\b",
+    r"(?i)^(?:you are|you're|you have|use|answer|be|always|never|respond|reply|do not|don't|only|if|when|keep|act|your (?:job|task|role)|today is)\b",
 )
 _GREETING = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[\s!,.]*$", re.I)
 _THANKS = re.compile(r"^\s*(?:thanks|thank you|cheers|great|perfect|awesome|ok|okay)\b[^?]*$", re.I)
@@ -1379,6 +1379,9 @@ def _tell(statement: Said, asks_when: bool) -> str:
     a "when" question without a date in it, the day it was said."""
     text, dated = _dated(statement)
     text = _to_you(text) if statement.first_person else _second_person(text)
+    root = next(t for t in _doc(text) if t.dep_ == "ROOT")  # "Named her Clover": you did
+    if statement.first_person and root.i == 0 and root.tag_ in ("VBD", "VBG"):
+        text = ("You " if root.tag_ == "VBD" else "You're ") + text[0].lower() + text[1:]
     text = _LEADING_COURTESY.sub("", text.strip()) or text
     reply = _sentence(_capital(text))
     if asks_when and not dated and statement.when is not None:
@@ -1602,6 +1605,9 @@ def _answer_part(q: str, before: str, facts: list[Statement], statements: list[S
             " ".join(known)
             or f"I don't know your {PREDICATE_LABELS[slots[0]]} yet - you haven't told me."
         )
+    q = (
+        re.sub(r"^\w+", q.strip(" ?"), before) if before and not content_terms(q) else q
+    )  # "and when?"
     query = f"{before} {q}" if before and _PRONOUN.search(q) and not _names_in(q) else q
     found = answer_from_context(query, statements)
     if found and all(x in known for x in split_sentences(found)):  # the facts said it already
