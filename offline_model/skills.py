@@ -1412,34 +1412,24 @@ def _prefixes(words) -> set[str]:
 
 
 _LIGHT = ("do", "have", "get", "make", "go", "be")
-_FILLS = set(
-    "compound amod nummod appos poss prep acl relcl dobj attr acomp npadvmod xcomp".split()
-)
+_FILLS = "compound amod nummod appos poss prep acl relcl dobj attr acomp npadvmod xcomp".split()
 
 
 def _gap(question: str) -> set[str]:
-    """What a question's wh-word stands for, as `_prefixes`: the noun it determines ("colour
-    belt"), the noun or adjective it equates ("allergy" in "What's my allergy?", "allergic" in
-    "What am I allergic to?"; for "name", the thing named), the verb it is the object of ("eat"),
-    or a yes/no question's predicate ("allergic" in "Am I allergic to sesame?")."""
+    """What a what/which question's wh-word stands for: the noun it determines or equates (for
+    "name", the thing named), the verb it is the object of; else the predicate adjective, or a
+    yes/no question's verb ("allergic" in "What am I allergic to?", "Am I allergic to X?")."""
     doc = _doc(question)
     for w in (t for t in doc if t.lower_ in ("what", "which")):
         h, n = w.head, [c for c in w.head.children if c.dep_ in ("acomp", "attr", "nsubj")]
         if w.dep_ == "det":
             return _prefixes(t.text for t in h.subtree if t.i > w.i and t.pos_ in ("NOUN", "ADJ"))
-        if (
-            h.lemma_ == "be"
-            and h.dep_ == "ROOT"
-            and h.pos_ == "AUX"
-            and w.dep_ in ("attr", "nsubj")
-        ):
+        if h.lemma_ == "be" and h.dep_ == "ROOT" and w.dep_ in ("attr", "nsubj"):
             n = sorted((c for c in n if c != w), key=lambda c: (c.pos_ == "PRON", c.dep_))[:1]
-            n = [] if n and any(c.dep_ == "acl" for c in n[0].children) else n  # "X doing"
-            n = (
-                [c for c in n[0].subtree if c.dep_ in ("poss", "pobj")][-1:]
-                if n and n[0].lemma_ == "name"
-                else n
-            )
+            if n and any(c.dep_ == "acl" for c in n[0].children):  # "the landlord doing"
+                return set()
+            if n and n[0].lemma_ == "name":  # the thing named
+                n = [c for c in n[0].subtree if c.dep_ in ("poss", "pobj")][-1:]
             return _prefixes(c.text for c in n if c.pos_ in ("NOUN", "ADJ", "PROPN"))
         if w.dep_ == "dobj" and h.pos_ == "VERB" and h.lemma_ not in _LIGHT:
             return _prefixes([h.lemma_])
@@ -1450,15 +1440,13 @@ def _gap(question: str) -> set[str]:
 
 
 def _fills(sentence: str, gap: set[str], asked: set[str]) -> bool:
-    """The sentence names no gap word (the answer may be its own word: "a greyhound" for "what
-    breed"), or names one with a modifier, complement or object the question does not ("yellow
-    belt", "allergic to latex"): "Kenji's belt" does not say its colour."""
+    """The sentence names no gap word (an answer may be its own word: "a greyhound"), or one
+    with what the question does not say: "yellow belt", "allergic to latex", not "his belt"."""
     found = [t for t in _doc(sentence) if _prefixes({t.text}) & gap]
     for t in found:
         be = t.dep_ == "nsubj" and t.head.lemma_ == "be"
-        kids = [c for c in t.children if c.dep_ in _FILLS] + [t.head] * (
-            t.dep_ in ("appos", "attr")
-        )
+        kids = [c for c in t.children if c.dep_ in _FILLS]
+        kids += [t.head] if t.dep_ in ("appos", "attr") else []
         kids += [c for c in t.head.children if t.dep_ == "nsubj" and (be or c.dep_ == "prep")]
         if any(content_terms(" ".join(x.text for x in c.subtree)) - asked - {"user"} for c in kids):
             return True
@@ -1466,25 +1454,21 @@ def _fills(sentence: str, gap: set[str], asked: set[str]) -> bool:
 
 
 def _someone_else(sentence: str, question: str, gap: set[str]) -> bool:
-    """The sentence tells of someone the question does not name ("my husband", "my dog") what
-    the question asks about the user: "My husband has a sesame allergy" does not answer "Am I
-    allergic to sesame?". (A name the question asks about is matched as a name.)"""
+    """The sentence tells of someone the question does not name ("my husband") what it asks
+    about the user: "My husband has a sesame allergy" for "Am I allergic to sesame?"."""
     who, subject = (
         next((t for t in _doc(x) if t.dep_.startswith("nsubj") and t.head.dep_ == "ROOT"), None)
         for x in (question, sentence)
     )
-    if who is None or subject is None or _names_in(question):
+    if who is None or subject is None or _names_in(question):  # names are matched as names
         return False
-    if not (who.lower_ in ("i", "we") or any(c.lower_ in ("my", "our") for c in who.children)):
-        return False
+    q_terms, deps = content_terms(question), ("acomp", "attr", "dobj")
     owners = [subject] + [c for c in subject.children if c.dep_ == "poss"]
-    other = _prefixes(t.text for t in owners if t.pos_ == "NOUN") - _prefixes(
-        content_terms(question)
-    )
-    said = [subject.head] + [
-        c for c in subject.head.children if c.dep_ in ("acomp", "attr", "dobj")
-    ]
-    return len(owners) > 1 and bool(other) and bool(_prefixes(t.lemma_ for t in said) & gap)
+    other = _prefixes(t.text for t in owners if t.pos_ == "NOUN") - _prefixes(q_terms)
+    said = [subject.head] + [c for c in subject.head.children if c.dep_ in deps]
+    mine = who.lower_ in ("i", "we") or any(c.lower_ in ("my", "our") for c in who.children)
+    said = _prefixes(t.lemma_ for t in said) & gap
+    return mine and len(owners) > 1 and bool(other and said)
 
 
 _CONTINUES = re.compile(r"^(?:then|next|after that|afterwards|finally)\b", re.I)
@@ -1507,9 +1491,8 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
     polar = _POLAR.match(question.strip())
 
     def fits(s: Said, update: bool = False) -> bool | None:
-        """None when the statement cannot answer; else whether it names a value of the kind
-        the question word asks for. An update need not repeat the names, but must give the
-        value itself (a date, a number, the gap word filled: "switched to route 9")."""
+        """None when it cannot answer, else whether it names the kind of value asked; an update
+        need not repeat the names but gives the value (a date, a number, the gap filled)."""
         low = f"{s.text} {s.about}".lower()  # a reply names what its question named
         if not update and any(not re.search(rf"\b{re.escape(n)}\b", low) for n in names):
             return None
@@ -1535,8 +1518,7 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
             continue
         if nouns and not _prefixes(nouns) & _prefixes(terms) and cos < SAME_TOPIC_COSINE:
             continue
-        dated = fits(s)
-        if dated is None:
+        if (dated := fits(s)) is None:
             continue
         score = cos + 0.3 * overlap + 0.4 * hit + (0.5 * float(head_sims[k]) if head else 0.0)
         scored.append((dated, score, k))
@@ -1553,12 +1535,9 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
     # The user's statements update, a document's steps do not: "now", the newest on the subject,
     # a later statement sharing a word with it included ("switched to route 9" after "route 42")
     if not any(t.tag_ == "VBD" for t in _doc(question)):
-        told, asked = _prefixes(content_terms(statements[best].text)), _prefixes(q_terms - names)
-        same += [
-            k
-            for k, s in enumerate(statements[best + 1 :], best + 1)
-            if _prefixes(content_terms(s.text)) & told & asked and fits(s, True) is not None
-        ]
+        told = _prefixes(content_terms(statements[best].text)) & _prefixes(q_terms - names)
+        later = [(k, s) for k, s in enumerate(statements) if k > best and fits(s, True) is not None]
+        same += [k for k, s in later if told & _prefixes(content_terms(s.text))]
         own = [k for k in same if statements[k].first_person]
         best = max(own, key=lambda k: statements[k].order) if own else best
     # A second statement on another subject, as close to the question, may hold the rest.
@@ -1801,7 +1780,7 @@ def _answer(request: Request) -> str:
     ]
     named = names and not any(names[-1] in t for t in told)  # else the sentence told says it
     parts = [f"Nice to meet you, {names[-1]}!" if named else "Nice to meet you!"] if names else []
-    parts += [f"Noted: {'; '.join(told)}."] if told else []
+    parts += [_capital(f"{'; '.join(told)}.")] if told else []  # told back, no fixed lead
     if _saved_to_memory(messages[i + 1 :]):
         parts.append(
             "I've saved that to memory." if parts else "Got it - I've saved that to memory."
