@@ -1435,7 +1435,9 @@ def _gap(question: str) -> set[str]:
             return _prefixes([h.lemma_])
     root = next(t for t in doc if t.dep_ == "ROOT")
     said = [c for c in root.children if c.dep_ == "acomp"]
-    said += [root] if _POLAR.match(question.strip()) and root.pos_ == "VERB" else []
+    if _POLAR.match(question.strip()):  # a yes/no question: its verb, or what "have", "is" take
+        verb = root.pos_ == "VERB" and root.lemma_ not in _LIGHT
+        said += [root] if verb else [c for c in root.children if c.dep_ in ("dobj", "attr")]
     return _prefixes(t.lemma_ for t in said[:1] if t.lemma_ not in _LIGHT)
 
 
