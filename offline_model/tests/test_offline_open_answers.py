@@ -26,7 +26,9 @@ def ask(sessions, question: str) -> str:
     return str(OfflineChatModel().invoke([*messages, HumanMessage(question)]).content)
 
 
-MARA = [("2026-09-07", ["My sister Mara is allergic to peanuts.", "I coach a chess club on Fridays."])]
+MARA = [
+    ("2026-09-07", ["My sister Mara is allergic to peanuts.", "I coach a chess club on Fridays."])
+]
 PLUMBER = [("2026-07-20", ["The plumber flooded the kitchen floor, unbelievable."])]
 CANOE = [("2026-08-03", ["We bought a canoe last weekend, it's a dark green Mad River."])]
 
