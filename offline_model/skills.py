@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 import numpy as np
@@ -31,6 +31,7 @@ from offline_model.rules import (
     SIGNATURE_NAME,
     STOPWORDS,
     Statement,
+    _stem,
     ask_about_all,
     conjugate,
     content_terms,
@@ -1066,7 +1067,7 @@ def _fit(text: str, budget: int) -> str:
 # Skill: answer from the context given (memories in the system prompt, history, tool results).
 
 _INSTRUCTION_SENTENCE = re.compile(
-    r"(?i)^(?:you are|you're|you have|use|answer|be|always|never|respond|reply|do not|don't|only|if|when|keep|act|your (?:job|task|role))\b",
+    r"(?i)^(?:you are|you're|you have|use|answer|be|always|never|respond|reply|do not|don't|only|if|when|keep|act|your (?:job|task|role)|today is)\b",
 )
 _GREETING = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[\s!,.]*$", re.I)
 _THANKS = re.compile(r"^\s*(?:thanks|thank you|cheers|great|perfect|awesome|ok|okay)\b[^?]*$", re.I)
@@ -1212,8 +1213,13 @@ def context_statements(messages: Sequence[BaseMessage], skip: int) -> list[Said]
             said_on = _SAID_ON.search(line) or _LINE_DATE.match(line)
             line_when = date.fromisoformat(said_on.group(1)) if said_on else when
             line = _LINE_DATE.sub("", _SAID_ON.sub(" ", line))
+            first = len(out)
             for s in (p for x in split_sentences(line) for p in _LOWER_START.split(x)):
                 if m.type == "system" and _INSTRUCTION_SENTENCE.match(s):
+                    continue
+                pos = {t.pos_ for t in _doc(s)} if _words(s) < 5 else {"VERB"}
+                if len(out) > first and "NUM" in pos and "VERB" not in pos:
+                    out[-1] = replace(out[-1], text=f"{out[-1].text} {s}")  # "...bikes. so 5"
                     continue
                 if _words(s) < 3 or _QUESTION.search(s) and m.type != "tool" or s in seen:
                     continue
@@ -1373,6 +1379,9 @@ def _tell(statement: Said, asks_when: bool) -> str:
     a "when" question without a date in it, the day it was said."""
     text, dated = _dated(statement)
     text = _to_you(text) if statement.first_person else _second_person(text)
+    root = next(t for t in _doc(text) if t.dep_ == "ROOT")  # "Named her Clover": you did
+    if statement.first_person and root.i == 0 and root.tag_ in ("VBD", "VBG"):
+        text = ("You " if root.tag_ == "VBD" else "You're ") + text[0].lower() + text[1:]
     text = _LEADING_COURTESY.sub("", text.strip()) or text
     reply = _sentence(_capital(text))
     if asks_when and not dated and statement.when is not None:
@@ -1397,6 +1406,73 @@ def _topic_nouns(question: str) -> set[str]:
     return content_terms(" ".join(nouns))
 
 
+def _prefixes(words) -> set[str]:
+    """Stems cut to five letters: "allergy" and "allergic" are one word to a question."""
+    return {_stem(w).rstrip("e")[:5] for w in words}
+
+
+_LIGHT = ("do", "have", "get", "make", "go", "be")
+_FILLS = "compound amod nummod appos poss prep acl relcl dobj attr acomp npadvmod xcomp".split()
+
+
+def _gap(question: str) -> set[str]:
+    """What a what/which question's wh-word stands for: the noun it determines or equates (for
+    "name", the thing named), the verb it is the object of; else the predicate adjective, or a
+    yes/no question's verb ("allergic" in "What am I allergic to?", "Am I allergic to X?")."""
+    doc = _doc(question)
+    for w in (t for t in doc if t.lower_ in ("what", "which")):
+        h, n = w.head, [c for c in w.head.children if c.dep_ in ("acomp", "attr", "nsubj")]
+        if w.dep_ == "det":
+            return _prefixes(t.text for t in h.subtree if t.i > w.i and t.pos_ in ("NOUN", "ADJ"))
+        if h.lemma_ == "be" and h.dep_ == "ROOT" and w.dep_ in ("attr", "nsubj"):
+            n = sorted((c for c in n if c != w), key=lambda c: (c.pos_ == "PRON", c.dep_))[:1]
+            if n and any(c.dep_ == "acl" for c in n[0].children):  # "the landlord doing"
+                return set()
+            if n and n[0].lemma_ == "name":  # the thing named
+                n = [c for c in n[0].subtree if c.dep_ in ("poss", "pobj")][-1:]
+            return _prefixes(c.text for c in n if c.pos_ in ("NOUN", "ADJ", "PROPN"))
+        if w.dep_ == "dobj" and h.pos_ == "VERB" and h.lemma_ not in _LIGHT:
+            return _prefixes([h.lemma_])
+    root = next(t for t in doc if t.dep_ == "ROOT")
+    said = [c for c in root.children if c.dep_ == "acomp"]
+    if _POLAR.match(question.strip()):  # a yes/no question: its verb, or what "have", "is" take
+        verb = root.pos_ == "VERB" and root.lemma_ not in _LIGHT
+        said += [root] if verb else [c for c in root.children if c.dep_ in ("dobj", "attr")]
+    return _prefixes(t.lemma_ for t in said[:1] if t.lemma_ not in _LIGHT)
+
+
+def _fills(sentence: str, gap: set[str], asked: set[str]) -> bool:
+    """The sentence names no gap word (an answer may be its own word: "a greyhound"), or one
+    with what the question does not say: "yellow belt", "allergic to latex", not "his belt"."""
+    found = [t for t in _doc(sentence) if _prefixes({t.text}) & gap]
+    for t in found:
+        be = t.dep_ == "nsubj" and t.head.lemma_ == "be"
+        kids = [c for c in t.children if c.dep_ in _FILLS]
+        kids += [t.head] if t.dep_ in ("appos", "attr") else []
+        kids += [c for c in t.head.children if t.dep_ == "nsubj" and (be or c.dep_ == "prep")]
+        if any(content_terms(" ".join(x.text for x in c.subtree)) - asked - {"user"} for c in kids):
+            return True
+    return not found
+
+
+def _someone_else(sentence: str, question: str, gap: set[str]) -> bool:
+    """The sentence tells of someone the question does not name ("my husband") what it asks
+    about the user: "My husband has a sesame allergy" for "Am I allergic to sesame?"."""
+    who, subject = (
+        next((t for t in _doc(x) if t.dep_.startswith("nsubj") and t.head.dep_ == "ROOT"), None)
+        for x in (question, sentence)
+    )
+    if who is None or subject is None or _names_in(question):  # names are matched as names
+        return False
+    q_terms, deps = content_terms(question), ("acomp", "attr", "dobj")
+    owners = [subject] + [c for c in subject.children if c.dep_ == "poss"]
+    other = _prefixes(t.text for t in owners if t.pos_ == "NOUN") - _prefixes(q_terms)
+    said = [subject.head] + [c for c in subject.head.children if c.dep_ in deps]
+    mine = who.lower_ in ("i", "we") or any(c.lower_ in ("my", "our") for c in who.children)
+    said = _prefixes(t.lemma_ for t in said) & gap
+    return mine and len(owners) > 1 and bool(other and said)
+
+
 _CONTINUES = re.compile(r"^(?:then|next|after that|afterwards|finally)\b", re.I)
 
 
@@ -1412,9 +1488,24 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
     vectors = embed([question, head or question, *(s.text for s in statements)])
     sims, head_sims = vectors[2:] @ vectors[0], vectors[2:] @ vectors[1]
     q_terms, names, nouns = content_terms(question), _names_in(question), _topic_nouns(question)
-    wants = _wants(question)
+    wants, gap = _wants(question), _gap(question)
     asks_when = bool(re.match(r"^(?:when|what (?:day|date))\b", question.strip(), re.I))
     polar = _POLAR.match(question.strip())
+
+    def fits(s: Said, update: bool = False) -> bool | None:
+        """None when it cannot answer, else whether it names the kind of value asked; an update
+        need not repeat the names but gives the value (a date, a number, the gap filled)."""
+        low = f"{s.text} {s.about}".lower()  # a reply names what its question named
+        if not update and any(not re.search(rf"\b{re.escape(n)}\b", low) for n in names):
+            return None
+        named = _prefixes(content_terms(s.text)) & gap
+        said = named if polar else _fills(s.text, gap, q_terms) and (named or not update)
+        if (gap or update) and not wants and not said or _someone_else(s.text, question, gap):
+            return None
+        dated = _gives(_dated(s)[0], wants, question) if wants else False
+        late = asks_when and s.when is not None and not update
+        return None if wants and not dated and not late else dated
+
     scored = []
     for k, s in enumerate(statements):
         terms, cos = content_terms(s.text), float(sims[k])
@@ -1425,13 +1516,11 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
             or (overlap >= OVERLAP_THRESHOLD and cos >= CONTEXT_OVERLAP_MIN_COSINE)
             or (hit >= 0.5 and cos >= CONTEXT_OVERLAP_MIN_COSINE)
         )
-        low = f"{s.text} {s.about}".lower()  # a reply names what its question named
-        if not ok or any(not re.search(rf"\b{re.escape(n)}\b", low) for n in names):
+        if not ok or polar and nouns - terms:
             continue
-        if nouns and not nouns & terms and cos < SAME_TOPIC_COSINE or polar and nouns - terms:
+        if nouns and not _prefixes(nouns) & _prefixes(terms) and cos < SAME_TOPIC_COSINE:
             continue
-        dated = _gives(_dated(s)[0], wants, question) if wants else False
-        if wants and not dated and not (asks_when and s.when is not None):
+        if (dated := fits(s)) is None:
             continue
         score = cos + 0.3 * overlap + 0.4 * hit + (0.5 * float(head_sims[k]) if head else 0.0)
         scored.append((dated, score, k))
@@ -1445,9 +1534,14 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
         if score >= top - UPDATE_MARGIN
         and float(vectors[2 + k] @ vectors[2 + best]) >= SAME_SUBJECT_COSINE
     ]
-    own = [k for k in same if statements[k].first_person]  # the user's statements update, a
-    if own and not any(t.tag_ == "VBD" for t in _doc(question)):  # document's steps do not
-        best = max(own, key=lambda k: statements[k].order)  # "now": the newest on the subject
+    # The user's statements update, a document's steps do not: "now", the newest on the subject,
+    # a later statement sharing a word with it included ("switched to route 9" after "route 42")
+    if not any(t.tag_ == "VBD" for t in _doc(question)):
+        told = _prefixes(content_terms(statements[best].text)) & _prefixes(q_terms - names)
+        later = [(k, s) for k, s in enumerate(statements) if k > best and fits(s, True) is not None]
+        same += [k for k, s in later if told & _prefixes(content_terms(s.text))]
+        own = [k for k in same if statements[k].first_person]
+        best = max(own, key=lambda k: statements[k].order) if own else best
     # A second statement on another subject, as close to the question, may hold the rest.
     more = [k for _, score, k in scored if score >= top - 0.1 and k not in same][:1]
     step = best + 1  # a document's next step ("Then click ...") continues the one chosen
@@ -1492,6 +1586,9 @@ def _answer_part(q: str, before: str, facts: list[Statement], statements: list[S
             " ".join(known)
             or f"I don't know your {PREDICATE_LABELS[slots[0]]} yet - you haven't told me."
         )
+    q = (
+        re.sub(r"^\w+", q.strip(" ?"), before) if before and not content_terms(q) else q
+    )  # "and when?"
     query = f"{before} {q}" if before and _PRONOUN.search(q) and not _names_in(q) else q
     found = answer_from_context(query, statements)
     if found and all(x in known for x in split_sentences(found)):  # the facts said it already
@@ -1685,7 +1782,7 @@ def _answer(request: Request) -> str:
     ]
     named = names and not any(names[-1] in t for t in told)  # else the sentence told says it
     parts = [f"Nice to meet you, {names[-1]}!" if named else "Nice to meet you!"] if names else []
-    parts += [f"Noted: {'; '.join(told)}."] if told else []
+    parts += [_capital(f"{'; '.join(told)}.")] if told else []  # told back, no fixed lead
     if _saved_to_memory(messages[i + 1 :]):
         parts.append(
             "I've saved that to memory." if parts else "Got it - I've saved that to memory."

@@ -361,7 +361,7 @@ def test_every_part_of_a_question_is_answered():
 
 def test_a_statement_is_acknowledged_in_the_users_own_words():
     out = reply(HumanMessage("We moved the start to 01:30 UTC last week."))
-    assert out == "Noted: you moved the start to 01:30 UTC last week.", out
+    assert out == "You moved the start to 01:30 UTC last week.", out
 
 
 def session(day: str, *said: str) -> list:

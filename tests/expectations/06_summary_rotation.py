@@ -73,7 +73,7 @@ EXPECT = {
     "rotation_answer_has_facts_turn50": ("true",),
     "full_earlier_facts_in_prompt_turn50": ("==", 35),
     "trim_earlier_facts_in_prompt_turn50": ("==", 9),
-    "langmem_earlier_facts_in_prompt_turn50": ("==", 9),
+    "langmem_earlier_facts_in_prompt_turn50": ("==", 10),
     "rotation_earlier_facts_in_prompt_turn50": ("==", 14),
     # the rotation summary at turn 50 keeps turn 1 and lets the last ten turns in
     "rotation_summary_turn50_has_turn1_facts": ("true",),
