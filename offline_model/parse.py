@@ -1368,11 +1368,7 @@ def _named_beside_relative(t) -> Iterator[tuple[str, str]]:
     if t.dep_ == "relcl" and not _hedged(t):
         named = [
             c
-            for c in [
-                *t.children,
-                *t.head.children,
-                *(x for d in t.children for x in d.children),
-            ]
+            for c in [*t.children, *t.head.children, *(x for d in t.children for x in d.children)]
             if c.dep_ in ("appos", "npadvmod") and c.pos_ == "PROPN"
         ]
         by_me = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children)

@@ -93,34 +93,23 @@ embedded_texts rejected_requests"""
 STREAM_ARGUMENT_CHARS = 24  # tool-call arguments are streamed in pieces of this many characters
 
 
+@dataclass(eq=False)
 class APIError(Exception):
     """An error answered with OpenAI's error body."""
 
-    def __init__(
-        self,
-        message: str,
-        param: str | None = None,
-        code: str | None = None,
-        status: int = 400,
-        kind: str = "invalid_request_error",
-    ):
-        super().__init__(message)
-        self.message = message
-        self.param = param
-        self.code = code
-        self.status = status
-        self.kind = kind
+    message: str
+    param: str | None = None
+    code: str | None = None
+    status: int = 400
+    kind: str = "invalid_request_error"
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
 
     def body(self) -> dict:
         """OpenAI's error body: {"error": {"message", "type", "param", "code"}}."""
-        return {
-            "error": {
-                "message": self.message,
-                "type": self.kind,
-                "param": self.param,
-                "code": self.code,
-            }
-        }
+        error = {"message": self.message, "type": self.kind, "param": self.param}
+        return {"error": {**error, "code": self.code}}
 
 
 def _invalid_value(value: Any, supported: tuple, param: str) -> APIError:
@@ -206,8 +195,7 @@ def strict_schema_error(schema: Any) -> str | None:
         got = "anyOf" if "anyOf" in schema else schema.get("type")
         return f"schema must be a JSON Schema of 'type: \"object\"', got 'type: \"{got}\"'."
     totals = Counter()
-    error = _strict_node_error(schema, (), 0, schema, totals)
-    if error:
+    if error := _strict_node_error(schema, (), 0, schema, totals):
         return error
     for key, limit, what in (
         ("properties", STRICT_MAX_PROPERTIES, "schema has {} object properties"),
@@ -254,20 +242,16 @@ def _strict_node_error(
                 return f"In context={ctx}, '{defs_key}' must be an object."
             for name, sub in defs.items():
                 totals["chars"] += len(name)
-                error = _strict_node_error(sub, (*ctx, defs_key, name), depth, root, totals)
-                if error:
+                if error := _strict_node_error(sub, (*ctx, defs_key, name), depth, root, totals):
                     return error
     if "object" in _types(node) or "properties" in node:
-        error = _strict_object_error(node, ctx, depth, root, totals)
-        if error:
+        if error := _strict_object_error(node, ctx, depth, root, totals):
             return error
     if "items" in node:
-        error = _strict_node_error(node["items"], (*ctx, "items"), depth, root, totals)
-        if error:
+        if error := _strict_node_error(node["items"], (*ctx, "items"), depth, root, totals):
             return error
     for i, branch in enumerate(node.get("anyOf") or []):
-        error = _strict_node_error(branch, (*ctx, "anyOf", str(i)), depth, root, totals)
-        if error:
+        if error := _strict_node_error(branch, (*ctx, "anyOf", str(i)), depth, root, totals):
             return error
     return None
 
@@ -299,8 +283,7 @@ def _strict_object_error(
     for name, sub in properties.items():
         totals["properties"] += 1
         totals["chars"] += len(name)
-        error = _strict_node_error(sub, (*ctx, "properties", name), depth + 1, root, totals)
-        if error:
+        if error := _strict_node_error(sub, (*ctx, "properties", name), depth + 1, root, totals):
             return error
     return None
 
@@ -533,21 +516,13 @@ def validate_tools(tools: Any) -> list[dict]:
         param = f"tools[{i}].function.parameters"
         if params is not None:
             _expect(params, dict, param, "an object")
-            if "type" in params and params["type"] != "object":
-                raise APIError(
-                    f"Invalid schema for function {name!r}: schema must be a JSON Schema of "
-                    f"'type: \"object\"', got 'type: \"{params['type']}\"'.",
-                    param,
-                    "invalid_function_parameters",
-                )
-        if fn.get("strict") is True:
-            error = strict_schema_error(params if params is not None else {})
-            if error:
-                raise APIError(
-                    f"Invalid schema for function {name!r}: {error}",
-                    param,
-                    "invalid_function_parameters",
-                )
+        # Any parameters must be an object; strict ones also structured outputs' subset.
+        error = strict_schema_error(params or {}) if fn.get("strict") is True else None
+        if (kind := (params or {}).get("type", "object")) != "object":
+            error = f"schema must be a JSON Schema of 'type: \"object\"', got 'type: \"{kind}\"'."
+        if error:
+            code = "invalid_function_parameters"
+            raise APIError(f"Invalid schema for function {name!r}: {error}", param, code)
     return tools
 
 
@@ -595,11 +570,9 @@ def validate_response_format(response_format: Any) -> dict:
     if schema is not None and not isinstance(schema, dict):
         raise _wrong_type("response_format.json_schema.schema", "an object", schema)
     if spec.get("strict") is True:
-        error = strict_schema_error(schema if schema is not None else {})
-        if error:
+        if error := strict_schema_error(schema if schema is not None else {}):
             raise APIError(
-                f"Invalid schema for response_format {spec['name']!r}: {error}",
-                "response_format",
+                f"Invalid schema for response_format {spec['name']!r}: {error}", "response_format"
             )
     return response_format
 
@@ -695,21 +668,15 @@ def to_langchain(messages: list[dict]) -> list:
     """OpenAI chat messages as langchain messages (developer -> system)."""
     # A tool message gets the name of the call it answers, as LangGraph's ToolNode, trustcall and
     # LangMem set it (the OpenAI wire format drops it), so token counts match the original messages.
-    from langchain_core.messages import (
-        AIMessage,
-        FunctionMessage,
-        HumanMessage,
-        SystemMessage,
-        ToolMessage,
-    )
+    from langchain_core import messages as lc
 
     out, names = [], {}
     for m in messages:
         role, content, name = m["role"], _lc_content(m.get("content")), m.get("name")
         if role in ("system", "developer"):
-            out.append(SystemMessage(content=content, name=name))
+            out.append(lc.SystemMessage(content=content, name=name))
         elif role == "user":
-            out.append(HumanMessage(content=content, name=name))
+            out.append(lc.HumanMessage(content=content, name=name))
         elif role == "assistant":
             calls, invalid = [], []
             for c in m.get("tool_calls") or []:
@@ -726,18 +693,13 @@ def to_langchain(messages: list[dict]) -> list:
                     error = "arguments are not a JSON object"
                     invalid.append({**call, "args": fn["arguments"], "error": error})
             out.append(
-                AIMessage(content=content, tool_calls=calls, invalid_tool_calls=invalid, name=name)
+                lc.AIMessage(content, tool_calls=calls, invalid_tool_calls=invalid, name=name)
             )
         elif role == "tool":
-            out.append(
-                ToolMessage(
-                    content=content,
-                    tool_call_id=m["tool_call_id"],
-                    name=names.get(m["tool_call_id"]),
-                )
-            )
+            call_id = m["tool_call_id"]
+            out.append(lc.ToolMessage(content, tool_call_id=call_id, name=names.get(call_id)))
         else:  # function (legacy)
-            out.append(FunctionMessage(content=content if content else "", name=name))
+            out.append(lc.FunctionMessage(content=content if content else "", name=name))
     return out
 
 

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import jsonpatch
 from langchain_core.messages import BaseMessage
 
 from offline_model.parse import _PLACE_VERBS, _WORK_VERBS, corrected, kin_names, open_statements
@@ -39,9 +40,7 @@ from offline_model.rules import (
     split_sentences,
     to_third_person,
 )
-from offline_model.rules import (
-    QUESTION as _QUESTION,
-)
+from offline_model.rules import QUESTION as _QUESTION
 from offline_model.skills import (
     _MONTHS,
     _RELATIVE,
@@ -1897,7 +1896,7 @@ def _write_document(
     desired = turn.fill(schema)
     stored = next((h for h in hits if isinstance(h.get("value", {}).get("content"), dict)), None)
     current = dict(stored["value"]["content"]) if stored else {}
-    merged = jsonpatch_apply(
+    merged = jsonpatch.apply_patch(  # a copy: `current` stays as stored
         current, _retract_ops(current, retracted)[0] + _diff_ops(current, desired)[0]
     )
     if merged == current and stored:
@@ -1909,26 +1908,6 @@ def _write_document(
     elif "action" in tool.properties:
         args["action"] = "create" if "create" in actions or not actions else actions[0]
     return [(tool.name, args)]
-
-
-def jsonpatch_apply(doc: dict, ops: list[dict]) -> dict:
-    """Apply add / replace / remove ops on top-level keys and list items ("/key", "/key/-", "/key/3")."""
-    out = {k: (list(v) if isinstance(v, list) else v) for k, v in doc.items()}
-    for op in ops:
-        parts = op["path"].strip("/").split("/")
-        key = parts[0]
-        if len(parts) == 1:
-            if op["op"] == "remove":
-                out.pop(key, None)
-            else:
-                out[key] = op["value"]
-        elif parts[1] == "-":
-            out.setdefault(key, []).append(op["value"])
-        elif op["op"] == "remove":
-            del out[key][int(parts[1])]
-        else:
-            out[key][int(parts[1])] = op["value"]
-    return out
 
 
 def _write_calls(
