@@ -266,14 +266,12 @@ def _strict_object_error(
         )
     properties = node.get("properties") or {}
     required = node.get("required") or []
-    missing = [p for p in properties if p not in required]
-    if missing:
+    if missing := [p for p in properties if p not in required]:
         return (
             f"In context={ctx}, 'required' is required to be supplied and to be an array "
             f"including every key in properties. Missing '{missing[0]}'."
         )
-    extra = [r for r in required if r not in properties]
-    if extra:
+    if extra := [r for r in required if r not in properties]:
         return f"In context={ctx}, 'required' names {extra[0]!r}, not in 'properties'."
     if properties and depth + 1 > STRICT_MAX_DEPTH:
         return (
@@ -938,8 +936,7 @@ def _reorder_list(text: str, rng: random.Random) -> str | None:
 
 def _toggle_first_case(text: str) -> str | None:
     """Lower-case a common first word, or capitalise a lower-case one; None if neither applies."""
-    m = re.match(r"\s*([A-Za-z][\w']*)", text)
-    if not m:
+    if not (m := re.match(r"\s*([A-Za-z][\w']*)", text)):
         return None
     word = m.group(1)
     if word[0].islower():
@@ -1137,8 +1134,7 @@ def _json_object_schema(messages: list) -> dict | None:
     for m in _JSON_KEYS.finditer(text):
         keys += re.findall(r"[`'\"](\w+)[`'\"]", m.group(1))
     keys += re.findall(r"\"(\w+)\"\s*:", text)
-    keys = list(dict.fromkeys(keys))
-    if not keys:
+    if not (keys := list(dict.fromkeys(keys))):
         return None
     return {"type": "object", "properties": {k: {"type": "string"} for k in keys}, "required": keys}
 
@@ -1164,8 +1160,7 @@ def run_offline(body: dict, messages: list) -> _Reply:
     """Call OfflineChatModel as the request asks (tools, response_format, max_tokens, stop)."""
     model = OfflineChatModel()
     kwargs: dict = {}
-    budget = body.get("max_completion_tokens") or body.get("max_tokens")
-    if budget:
+    if budget := body.get("max_completion_tokens") or body.get("max_tokens"):
         kwargs["max_tokens"] = budget
     stop = body.get("stop")
     if stop is not None:

@@ -97,8 +97,7 @@ class Turn:
 
 
 def _parse_transcript(body: str) -> list[Turn]:
-    marks = list(_TITLE.finditer(body))
-    if not marks:
+    if not (marks := list(_TITLE.finditer(body))):
         return [Turn("user", body)]
     turns = []
     for i, m in enumerate(marks):
@@ -246,8 +245,7 @@ def read_context(messages: Sequence[BaseMessage]) -> Context:
             ctx.scores += scores
         for t in _TAGGED.finditer(text):
             ctx.tagged.setdefault(t["tag"], t["body"])
-        blocks = list(_BLOCK.finditer(text))
-        if blocks:
+        if blocks := list(_BLOCK.finditer(text)):
             ctx.transcript = True
             for b in blocks:
                 ctx.turns += _parse_transcript(_FEEDBACK.sub("", b["body"]))
@@ -573,8 +571,7 @@ class Filler:
             notes = memory_notes(self.ctx)
             return " ".join(notes) if notes else None
         if c == "reasoning":
-            verdict = self._graded()
-            if verdict:
+            if verdict := self._graded():
                 return verdict[1]
             return "Filled by rules from the conversation (memlib.extraction)."
         return None
@@ -590,13 +587,11 @@ class Filler:
         sentences = [x for t in reversed(self.ctx.user_texts) for x in reversed(split_sentences(t))]
         for sentence in sentences:
             if words & content_terms(sentence):
-                found = _nearest(pattern, sentence, words)
-                if found:
+                if found := _nearest(pattern, sentence, words):
                     return found
         if c == "date":
             for sentence in sentences:
-                m = pattern.search(sentence)
-                if m:
+                if m := pattern.search(sentence):
                     return m.group(0)
         return None
 
@@ -749,8 +744,7 @@ def memory_notes(ctx: Context) -> list[str]:
 
 def search_query(ctx: Context) -> str | None:
     for text in reversed(ctx.user_texts):
-        asked = [s for s in split_sentences(text) if _QUESTION.search(s)]
-        if asked:
+        if asked := [s for s in split_sentences(text) if _QUESTION.search(s)]:
             return asked[-1]
         if text.strip():
             return text.strip()[:300]
@@ -763,8 +757,7 @@ def grading_pair(ctx: Context) -> tuple[str, str] | None:
 
 def conversation_title(ctx: Context) -> str | None:
     """A short title: the salient names and terms of the user's first request."""
-    texts = [t.text for t in ctx.turns if t.speaker == "user" and t.text.strip()]
-    if not texts:
+    if not (texts := [t.text for t in ctx.turns if t.speaker == "user" and t.text.strip()]):
         return None
     first = [s for s in split_sentences(texts[0]) if not _is_introduction(s)] or split_sentences(
         texts[0]
@@ -840,8 +833,7 @@ def episode(ctx: Context) -> dict:
     before the user's last verdict; outcome = that verdict (worked / did not work); lesson = the
     assistant's explicit advice ("Next time, ...") or else what worked for which request."""
     turns = [t for t in ctx.turns if t.speaker in ("user", "assistant") and t.text.strip()]
-    users = [i for i, t in enumerate(turns) if t.speaker == "user"]
-    if not users:
+    if not (users := [i for i, t in enumerate(turns) if t.speaker == "user"]):
         return {}
     opening = _sentences(turns[users[0]])
     # Skip a bare self-introduction ("I'm Kai from Oslo.") before the actual request.
@@ -903,8 +895,7 @@ def _approach_parts(
         if verdict_at is not None and i < verdict_at and _NEGATIVE.search(turns[i].text)
     ]
     if failed:
-        first_try = [j for j in bots_before if j < failed[0]]
-        if first_try:
+        if first_try := [j for j in bots_before if j < failed[0]]:
             approach_parts.insert(
                 0,
                 "First tried: "
@@ -991,8 +982,7 @@ _VERB_PREDICATES = {v: k for k, v in PREDICATE_VERBS.items()}
 
 def record_facts(record: Record, known_names: set[str]) -> list[Statement]:
     """Facts a stored record holds: a subject-predicate-object triple, or third-person text."""
-    triple = _triple_keys(record.value)
-    if triple:
+    if triple := _triple_keys(record.value):
         subj, pred, obj = (str(record.value.get(k, "")) for k in triple)
         subject = "user" if subj.lower() in ("user", "the user") or subj in known_names else subj
         facts = [Statement(subject, _VERB_PREDICATES.get(pred, pred), obj, record.text)]
@@ -1164,8 +1154,7 @@ def _record_patches(
         for r in ctx.existing:
             if r in documents or r.id in removed:
                 continue
-            old = [g for g in facts_of[r.id] if _same_slot(g, f)]
-            if not old:
+            if not (old := [g for g in facts_of[r.id] if _same_slot(g, f)]):
                 continue
             handled.add(i)
             if any(g.value.lower() == f.value.lower() for g in old):
@@ -1305,8 +1294,7 @@ def _retracted_statements(ctx: Context) -> list[tuple[str, list[Statement]]]:
     out = []
     for text in ctx.user_texts[-1:]:
         for m in FORGET.finditer(text):
-            clause = m["value"] or m["value2"] or m["value3"]
-            if not clause:
+            if not (clause := m["value"] or m["value2"] or m["value3"]):
                 continue
             statement = clause if m["value"] else _NEGATION.sub("", m.group(0))
             out.append((clause, extract_facts(statement.strip() + ".")))
@@ -1388,10 +1376,8 @@ def _repair(ctx: Context) -> list[tuple[str, dict]]:
     call = next(
         (c for m in ctx.messages if m.type == "ai" for c in m.tool_calls if c["id"] == target), None
     )
-    schema = None
     m = re.search(r"Expected Parameter Schema:\s*```json\s*(?P<schema>.*?)```", error, re.S)
-    if m:
-        schema = _parse_value(m["schema"])
+    schema = _parse_value(m["schema"]) if m else None
     args = dict(call["args"]) if call else {}
     patches, notes = [], []
     for loc, kind, message in _pydantic_errors(error):
@@ -1731,8 +1717,7 @@ def _fill_forced(tool: ToolSpec, ctx: Context, filler: Filler) -> list[tuple[str
             (tool.name, q) for q in _search_args(tool, ctx, filler, many=kind == "memory_search")
         ]
     if kind == "memory_write" or _is_per_fact(tool):
-        facts = facts_for(tool, ctx)
-        if facts:
+        if facts := facts_for(tool, ctx):
             return [(tool.name, _write_args(tool, filler, f)) for f in facts]
         notes = memory_notes(ctx)
         if notes and kind == "memory_write":
@@ -1746,8 +1731,7 @@ def _search_args(tool: ToolSpec, ctx: Context, filler: Filler, many: bool) -> li
     if qkey is None:
         return [base]
     queries = []
-    question = search_query(ctx)
-    if question:
+    if question := search_query(ctx):
         for predicate, _ in ask_about_all(question):
             if predicate in PREDICATE_PHRASES:
                 queries.append(
