@@ -759,9 +759,8 @@ def conversation_title(ctx: Context) -> str | None:
     """A short title: the salient names and terms of the user's first request."""
     if not (texts := [t.text for t in ctx.turns if t.speaker == "user" and t.text.strip()]):
         return None
-    first = [s for s in split_sentences(texts[0]) if not _is_introduction(s)] or split_sentences(
-        texts[0]
-    )
+    sentences = split_sentences(texts[0])
+    first = [s for s in sentences if not _is_introduction(s)] or sentences
     names = entities(first[0])[:3]
     terms = [
         w for w in re.findall(r"[A-Za-z][\w'-]+", first[0]) if content_terms(w) and w not in names
@@ -875,33 +874,19 @@ def _approach_parts(
 ) -> list[str]:
     """The assistant's actions before the verdict, after a first try the user said failed, and
     the tools it used."""
-    bots_before = [
-        i
-        for i in range(len(turns))
-        if turns[i].speaker == "assistant" and (verdict_at is None or i < verdict_at)
-    ]
-    tool_names = [
-        c["name"]
-        for m in ctx.messages
-        if m.type == "ai"
-        for c in getattr(m, "tool_calls", []) or []
-    ]
-    approach_parts = []
-    if bots_before:
-        approach_parts = _turn_actions(turns[bots_before[-1]])[:2]
+    end = len(turns) if verdict_at is None else verdict_at
+    bots_before = [i for i in range(end) if turns[i].speaker == "assistant"]
+    calls = [getattr(m, "tool_calls", []) or [] for m in ctx.messages if m.type == "ai"]
+    tool_names = [c["name"] for made in calls for c in made]
+    approach_parts = _turn_actions(turns[bots_before[-1]])[:2] if bots_before else []
     failed = [
         i
         for i in users[1:]
         if verdict_at is not None and i < verdict_at and _NEGATIVE.search(turns[i].text)
     ]
-    if failed:
-        if first_try := [j for j in bots_before if j < failed[0]]:
-            approach_parts.insert(
-                0,
-                "First tried: "
-                + _turn_actions(turns[first_try[-1]])[0].rstrip(".")
-                + " (did not work).",
-            )
+    if failed and (first_try := [j for j in bots_before if j < failed[0]]):
+        tried = _turn_actions(turns[first_try[-1]])[0].rstrip(".")
+        approach_parts.insert(0, f"First tried: {tried} (did not work).")
     if tool_names:
         approach_parts.append("Tools used: " + ", ".join(dict.fromkeys(tool_names)) + ".")
     return approach_parts
@@ -1055,11 +1040,8 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
     """trustcall's update path. Statement records (one memory each, or triples): PatchDoc when a newer
     statement fills the same slot, RemoveDoc when the user retracts one, a new schema call for new
     facts. Profile documents: PatchDoc setting, replacing, adding or removing fields."""
-    schema_tools = [
-        t
-        for n, t in tools.items()
-        if n not in ("PatchDoc", "RemoveDoc", "Done", "PatchFunctionErrors")
-    ]
+    protocol = ("PatchDoc", "RemoveDoc", "Done", "PatchFunctionErrors")
+    schema_tools = [t for n, t in tools.items() if n not in protocol]
     retracted = [c for c, _ in _retracted_statements(ctx)]
     open_ = any(_is_open(t) for t in schema_tools)
     new_facts = [
@@ -1713,9 +1695,8 @@ def _is_extraction(ctx: Context) -> bool:
 def _fill_forced(tool: ToolSpec, ctx: Context, filler: Filler) -> list[tuple[str, dict]]:
     kind = _kind(tool)
     if kind in ("memory_search", "kb_search"):
-        return [
-            (tool.name, q) for q in _search_args(tool, ctx, filler, many=kind == "memory_search")
-        ]
+        searches = _search_args(tool, ctx, filler, many=kind == "memory_search")
+        return [(tool.name, q) for q in searches]
     if kind == "memory_write" or _is_per_fact(tool):
         if facts := facts_for(tool, ctx):
             return [(tool.name, _write_args(tool, filler, f)) for f in facts]
@@ -1816,12 +1797,9 @@ def _agent_policy(
         if wants_write and searcher is not None:
             queries = [statement_sentence(f) for f in facts] + notes + retracted
             for q in list(dict.fromkeys(queries))[:MAX_SEARCH_CALLS]:
-                calls += [
-                    (searcher.name, a)
-                    for a in _search_args(
-                        searcher, Context(ctx.messages, [Turn("user", q)]), filler, many=False
-                    )
-                ][:1]
+                qctx = Context(ctx.messages, [Turn("user", q)])
+                args = _search_args(searcher, qctx, filler, many=False)
+                calls += [(searcher.name, a) for a in args[:1]]
         elif wants_write:
             calls += _write_calls(writer, ctx, filler, facts, notes, retracted, [])
         if questions:
