@@ -27,13 +27,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from offline_model.skills import (
-    RELEVANCE_THRESHOLD,
-    SKILLS,
-    Request,
-    classify,
-    grade_with_reason,
-)
+from offline_model.skills import RELEVANCE_THRESHOLD, SKILLS, Request, classify, grade_with_reason
 from offline_model.text import message_text, token_counter
 from offline_model.tools import call_id, chosen_name, plan_tool_calls
 

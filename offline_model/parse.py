@@ -47,15 +47,9 @@ _WORK_VERBS = {"work", "join", "start", "freelance", "practise", "practice", "te
 _TITLES = {"dr", "dr.", "mr", "mr.", "ms", "ms.", "mrs", "mrs.", "prof", "prof."}
 
 
-_IRREGULAR = {
-    "am": "is",
-    "'m": "is",
-    "have": "has",
-    "'ve": "has",
-    "do": "does",
-    "go": "goes",
-    "was": "was",
-}
+_IRREGULAR = dict(  # the third person of "I am", "I've", ... ("was" stays)
+    pair.split(":") for pair in "am:is 'm:is have:has 've:has do:does go:goes was:was".split()
+)
 _MODALS = frozenset(
     """can could will would should might must may shall 'll 'd did had cannot can't won't wouldn't
 couldn't shouldn't didn't wasn't isn't aren't""".split()
@@ -108,8 +102,7 @@ def _span(token, article: bool = False) -> str:
     `article`, a proper name keeps its "the" ("the Red Cross"), and a site of an organisation
     names the organisation ("Pied Piper's Lisbon office" -> "Pied Piper")."""
     if article and token.lemma_.lower() in _SITES:
-        owners = [c for c in token.children if c.dep_ == "poss" and c.pos_ == "PROPN"]
-        if owners:
+        if owners := [c for c in token.children if c.dep_ == "poss" and c.pos_ == "PROPN"]:
             return _span(owners[0], article=True)
     keep = [
         t
@@ -315,8 +308,7 @@ def _lowercase_name(word: str) -> bool:
 def _cleft(clause) -> list[tuple[str, str]] | None:
     """ "It's Globex where I work" -> employer; "it's Porto that I call home" -> location; None
     when the clause is no cleft (then "It's Kwame" may be an introduction)."""
-    attrs = [c for c in clause.children if c.dep_ == "attr"]
-    if not attrs:
+    if not (attrs := [c for c in clause.children if c.dep_ == "attr"]):
         # "That's where I work": the place or firm named just before (resolved by the caller)
         for verb in (v for v in clause.children if v.dep_ in ("advcl", "ccomp", "relcl")):
             if any(c.lower_ == "where" for c in verb.children) and any(
@@ -572,11 +564,9 @@ def _read(sentence: str, context: str = "") -> tuple[list[tuple[str, str]], set[
         return [(slot, asked.group("value"))], set()
     now = re.match(r"(?i)(?:currently|now|still|presently|these days),?\s+(?P<rest>.+)$", sentence)
     if now:  # "Currently a welder at Tarnwell Foods."
-        job = _job_fragment(now.group("rest"))
-        if job:
+        if job := _job_fragment(now.group("rest")):
             return job, set()
-    listed = _profile_list(sentence)
-    if listed:
+    if listed := _profile_list(sentence):
         read = _read_pieces(sentence, context)
         taken = {slot for slot, _ in read[0]}
         return read[0] + [f for f in listed if f[0] not in taken], read[1] - {
@@ -644,8 +634,7 @@ def _profile_list(sentence: str) -> list[tuple[str, str]]:
     """The slots a cued list of bare items states: a leading person's name, a place, an
     organisation, and a job ("pharmacist", "accountant at Globex", "customer support person");
     empty when the sentence is no such list or an item is a clause."""
-    m = _LIST_CUE.search(sentence)
-    if not m:
+    if not (m := _LIST_CUE.search(sentence)):
         return _name_led_list(sentence)
     items = [i.strip(" .!") for i in _ITEM_SPLIT.split(m.group("list") or m.group("list2"))]
     items = [i for i in items if i]
@@ -892,8 +881,7 @@ def _hired(clause) -> list[tuple[str, str]]:
 def _prep_fact(clause, c, lemma: str, lower: bool) -> list[tuple[str, str]]:
     """What the writer's verb and its preposition `c` state: "I go by Nadia", "I'm in payroll",
     "I live in Riga", "I commute from Riga", "I work at X", "I work as a Y"."""
-    objs = [o for o in c.children if o.dep_ == "pobj"]
-    if not objs:
+    if not (objs := [o for o in c.children if o.dep_ == "pobj"]):
         return []
     if (
         objs[0].ent_type_ in ("DATE", "TIME", "DURATION")
@@ -1352,8 +1340,7 @@ def _called_home_or_based(t) -> Iterator[tuple[str, str]]:
         )
     ):
         for home in (c for c in t.children if c.lower_ == "home"):
-            named = [c for c in home.children if c.dep_ == "compound" and c.pos_ == "PROPN"]
-            if named:
+            if named := [c for c in home.children if c.dep_ == "compound" and c.pos_ == "PROPN"]:
                 yield ("location", _join([w for c in named for w in c.subtree]).strip())
     if t.lemma_ == "base" and _is_user(t) and not _hedged(t):
         # "Based out of Krakow"
@@ -1368,11 +1355,7 @@ def _named_beside_relative(t) -> Iterator[tuple[str, str]]:
     if t.dep_ == "relcl" and not _hedged(t):
         named = [
             c
-            for c in [
-                *t.children,
-                *t.head.children,
-                *(x for d in t.children for x in d.children),
-            ]
+            for c in [*t.children, *t.head.children, *(x for d in t.children for x in d.children)]
             if c.dep_ in ("appos", "npadvmod") and c.pos_ == "PROPN"
         ]
         by_me = any(c.dep_ == "nsubj" and c.lower_ == "i" for c in t.children)

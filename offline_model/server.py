@@ -93,34 +93,23 @@ embedded_texts rejected_requests"""
 STREAM_ARGUMENT_CHARS = 24  # tool-call arguments are streamed in pieces of this many characters
 
 
+@dataclass(eq=False)
 class APIError(Exception):
     """An error answered with OpenAI's error body."""
 
-    def __init__(
-        self,
-        message: str,
-        param: str | None = None,
-        code: str | None = None,
-        status: int = 400,
-        kind: str = "invalid_request_error",
-    ):
-        super().__init__(message)
-        self.message = message
-        self.param = param
-        self.code = code
-        self.status = status
-        self.kind = kind
+    message: str
+    param: str | None = None
+    code: str | None = None
+    status: int = 400
+    kind: str = "invalid_request_error"
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
 
     def body(self) -> dict:
         """OpenAI's error body: {"error": {"message", "type", "param", "code"}}."""
-        return {
-            "error": {
-                "message": self.message,
-                "type": self.kind,
-                "param": self.param,
-                "code": self.code,
-            }
-        }
+        error = {"message": self.message, "type": self.kind, "param": self.param}
+        return {"error": {**error, "code": self.code}}
 
 
 def _invalid_value(value: Any, supported: tuple, param: str) -> APIError:
@@ -206,8 +195,7 @@ def strict_schema_error(schema: Any) -> str | None:
         got = "anyOf" if "anyOf" in schema else schema.get("type")
         return f"schema must be a JSON Schema of 'type: \"object\"', got 'type: \"{got}\"'."
     totals = Counter()
-    error = _strict_node_error(schema, (), 0, schema, totals)
-    if error:
+    if error := _strict_node_error(schema, (), 0, schema, totals):
         return error
     for key, limit, what in (
         ("properties", STRICT_MAX_PROPERTIES, "schema has {} object properties"),
@@ -254,20 +242,16 @@ def _strict_node_error(
                 return f"In context={ctx}, '{defs_key}' must be an object."
             for name, sub in defs.items():
                 totals["chars"] += len(name)
-                error = _strict_node_error(sub, (*ctx, defs_key, name), depth, root, totals)
-                if error:
+                if error := _strict_node_error(sub, (*ctx, defs_key, name), depth, root, totals):
                     return error
     if "object" in _types(node) or "properties" in node:
-        error = _strict_object_error(node, ctx, depth, root, totals)
-        if error:
+        if error := _strict_object_error(node, ctx, depth, root, totals):
             return error
     if "items" in node:
-        error = _strict_node_error(node["items"], (*ctx, "items"), depth, root, totals)
-        if error:
+        if error := _strict_node_error(node["items"], (*ctx, "items"), depth, root, totals):
             return error
     for i, branch in enumerate(node.get("anyOf") or []):
-        error = _strict_node_error(branch, (*ctx, "anyOf", str(i)), depth, root, totals)
-        if error:
+        if error := _strict_node_error(branch, (*ctx, "anyOf", str(i)), depth, root, totals):
             return error
     return None
 
@@ -282,14 +266,12 @@ def _strict_object_error(
         )
     properties = node.get("properties") or {}
     required = node.get("required") or []
-    missing = [p for p in properties if p not in required]
-    if missing:
+    if missing := [p for p in properties if p not in required]:
         return (
             f"In context={ctx}, 'required' is required to be supplied and to be an array "
             f"including every key in properties. Missing '{missing[0]}'."
         )
-    extra = [r for r in required if r not in properties]
-    if extra:
+    if extra := [r for r in required if r not in properties]:
         return f"In context={ctx}, 'required' names {extra[0]!r}, not in 'properties'."
     if properties and depth + 1 > STRICT_MAX_DEPTH:
         return (
@@ -299,8 +281,7 @@ def _strict_object_error(
     for name, sub in properties.items():
         totals["properties"] += 1
         totals["chars"] += len(name)
-        error = _strict_node_error(sub, (*ctx, "properties", name), depth + 1, root, totals)
-        if error:
+        if error := _strict_node_error(sub, (*ctx, "properties", name), depth + 1, root, totals):
             return error
     return None
 
@@ -533,21 +514,13 @@ def validate_tools(tools: Any) -> list[dict]:
         param = f"tools[{i}].function.parameters"
         if params is not None:
             _expect(params, dict, param, "an object")
-            if "type" in params and params["type"] != "object":
-                raise APIError(
-                    f"Invalid schema for function {name!r}: schema must be a JSON Schema of "
-                    f"'type: \"object\"', got 'type: \"{params['type']}\"'.",
-                    param,
-                    "invalid_function_parameters",
-                )
-        if fn.get("strict") is True:
-            error = strict_schema_error(params if params is not None else {})
-            if error:
-                raise APIError(
-                    f"Invalid schema for function {name!r}: {error}",
-                    param,
-                    "invalid_function_parameters",
-                )
+        # Any parameters must be an object; strict ones also structured outputs' subset.
+        error = strict_schema_error(params or {}) if fn.get("strict") is True else None
+        if (kind := (params or {}).get("type", "object")) != "object":
+            error = f"schema must be a JSON Schema of 'type: \"object\"', got 'type: \"{kind}\"'."
+        if error:
+            code = "invalid_function_parameters"
+            raise APIError(f"Invalid schema for function {name!r}: {error}", param, code)
     return tools
 
 
@@ -595,11 +568,9 @@ def validate_response_format(response_format: Any) -> dict:
     if schema is not None and not isinstance(schema, dict):
         raise _wrong_type("response_format.json_schema.schema", "an object", schema)
     if spec.get("strict") is True:
-        error = strict_schema_error(schema if schema is not None else {})
-        if error:
+        if error := strict_schema_error(schema if schema is not None else {}):
             raise APIError(
-                f"Invalid schema for response_format {spec['name']!r}: {error}",
-                "response_format",
+                f"Invalid schema for response_format {spec['name']!r}: {error}", "response_format"
             )
     return response_format
 
@@ -695,21 +666,15 @@ def to_langchain(messages: list[dict]) -> list:
     """OpenAI chat messages as langchain messages (developer -> system)."""
     # A tool message gets the name of the call it answers, as LangGraph's ToolNode, trustcall and
     # LangMem set it (the OpenAI wire format drops it), so token counts match the original messages.
-    from langchain_core.messages import (
-        AIMessage,
-        FunctionMessage,
-        HumanMessage,
-        SystemMessage,
-        ToolMessage,
-    )
+    from langchain_core import messages as lc
 
     out, names = [], {}
     for m in messages:
         role, content, name = m["role"], _lc_content(m.get("content")), m.get("name")
         if role in ("system", "developer"):
-            out.append(SystemMessage(content=content, name=name))
+            out.append(lc.SystemMessage(content=content, name=name))
         elif role == "user":
-            out.append(HumanMessage(content=content, name=name))
+            out.append(lc.HumanMessage(content=content, name=name))
         elif role == "assistant":
             calls, invalid = [], []
             for c in m.get("tool_calls") or []:
@@ -726,18 +691,13 @@ def to_langchain(messages: list[dict]) -> list:
                     error = "arguments are not a JSON object"
                     invalid.append({**call, "args": fn["arguments"], "error": error})
             out.append(
-                AIMessage(content=content, tool_calls=calls, invalid_tool_calls=invalid, name=name)
+                lc.AIMessage(content, tool_calls=calls, invalid_tool_calls=invalid, name=name)
             )
         elif role == "tool":
-            out.append(
-                ToolMessage(
-                    content=content,
-                    tool_call_id=m["tool_call_id"],
-                    name=names.get(m["tool_call_id"]),
-                )
-            )
+            call_id = m["tool_call_id"]
+            out.append(lc.ToolMessage(content, tool_call_id=call_id, name=names.get(call_id)))
         else:  # function (legacy)
-            out.append(FunctionMessage(content=content if content else "", name=name))
+            out.append(lc.FunctionMessage(content=content if content else "", name=name))
     return out
 
 
@@ -976,8 +936,7 @@ def _reorder_list(text: str, rng: random.Random) -> str | None:
 
 def _toggle_first_case(text: str) -> str | None:
     """Lower-case a common first word, or capitalise a lower-case one; None if neither applies."""
-    m = re.match(r"\s*([A-Za-z][\w']*)", text)
-    if not m:
+    if not (m := re.match(r"\s*([A-Za-z][\w']*)", text)):
         return None
     word = m.group(1)
     if word[0].islower():
@@ -1175,8 +1134,7 @@ def _json_object_schema(messages: list) -> dict | None:
     for m in _JSON_KEYS.finditer(text):
         keys += re.findall(r"[`'\"](\w+)[`'\"]", m.group(1))
     keys += re.findall(r"\"(\w+)\"\s*:", text)
-    keys = list(dict.fromkeys(keys))
-    if not keys:
+    if not (keys := list(dict.fromkeys(keys))):
         return None
     return {"type": "object", "properties": {k: {"type": "string"} for k in keys}, "required": keys}
 
@@ -1202,8 +1160,7 @@ def run_offline(body: dict, messages: list) -> _Reply:
     """Call OfflineChatModel as the request asks (tools, response_format, max_tokens, stop)."""
     model = OfflineChatModel()
     kwargs: dict = {}
-    budget = body.get("max_completion_tokens") or body.get("max_tokens")
-    if budget:
+    if budget := body.get("max_completion_tokens") or body.get("max_tokens"):
         kwargs["max_tokens"] = budget
     stop = body.get("stop")
     if stop is not None:

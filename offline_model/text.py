@@ -48,8 +48,7 @@ def unquote_data(text: str) -> str:
     `- profile name: Ana`. What follows the JSON string is provenance, not something to repeat."""
     lines = []
     for line in text.split("\n"):
-        match = _QUOTED.match(line)
-        if match:
+        if match := _QUOTED.match(line):
             try:
                 value, _ = json.JSONDecoder().raw_decode(match.group(2))
             except ValueError:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import jsonpatch
 from langchain_core.messages import BaseMessage
 
 from offline_model.parse import _PLACE_VERBS, _WORK_VERBS, corrected, kin_names, open_statements
@@ -39,9 +40,7 @@ from offline_model.rules import (
     split_sentences,
     to_third_person,
 )
-from offline_model.rules import (
-    QUESTION as _QUESTION,
-)
+from offline_model.rules import QUESTION as _QUESTION
 from offline_model.skills import (
     _MONTHS,
     _RELATIVE,
@@ -98,8 +97,7 @@ class Turn:
 
 
 def _parse_transcript(body: str) -> list[Turn]:
-    marks = list(_TITLE.finditer(body))
-    if not marks:
+    if not (marks := list(_TITLE.finditer(body))):
         return [Turn("user", body)]
     turns = []
     for i, m in enumerate(marks):
@@ -247,8 +245,7 @@ def read_context(messages: Sequence[BaseMessage]) -> Context:
             ctx.scores += scores
         for t in _TAGGED.finditer(text):
             ctx.tagged.setdefault(t["tag"], t["body"])
-        blocks = list(_BLOCK.finditer(text))
-        if blocks:
+        if blocks := list(_BLOCK.finditer(text)):
             ctx.transcript = True
             for b in blocks:
                 ctx.turns += _parse_transcript(_FEEDBACK.sub("", b["body"]))
@@ -574,8 +571,7 @@ class Filler:
             notes = memory_notes(self.ctx)
             return " ".join(notes) if notes else None
         if c == "reasoning":
-            verdict = self._graded()
-            if verdict:
+            if verdict := self._graded():
                 return verdict[1]
             return "Filled by rules from the conversation (memlib.extraction)."
         return None
@@ -591,13 +587,11 @@ class Filler:
         sentences = [x for t in reversed(self.ctx.user_texts) for x in reversed(split_sentences(t))]
         for sentence in sentences:
             if words & content_terms(sentence):
-                found = _nearest(pattern, sentence, words)
-                if found:
+                if found := _nearest(pattern, sentence, words):
                     return found
         if c == "date":
             for sentence in sentences:
-                m = pattern.search(sentence)
-                if m:
+                if m := pattern.search(sentence):
                     return m.group(0)
         return None
 
@@ -750,8 +744,7 @@ def memory_notes(ctx: Context) -> list[str]:
 
 def search_query(ctx: Context) -> str | None:
     for text in reversed(ctx.user_texts):
-        asked = [s for s in split_sentences(text) if _QUESTION.search(s)]
-        if asked:
+        if asked := [s for s in split_sentences(text) if _QUESTION.search(s)]:
             return asked[-1]
         if text.strip():
             return text.strip()[:300]
@@ -764,12 +757,10 @@ def grading_pair(ctx: Context) -> tuple[str, str] | None:
 
 def conversation_title(ctx: Context) -> str | None:
     """A short title: the salient names and terms of the user's first request."""
-    texts = [t.text for t in ctx.turns if t.speaker == "user" and t.text.strip()]
-    if not texts:
+    if not (texts := [t.text for t in ctx.turns if t.speaker == "user" and t.text.strip()]):
         return None
-    first = [s for s in split_sentences(texts[0]) if not _is_introduction(s)] or split_sentences(
-        texts[0]
-    )
+    sentences = split_sentences(texts[0])
+    first = [s for s in sentences if not _is_introduction(s)] or sentences
     names = entities(first[0])[:3]
     terms = [
         w for w in re.findall(r"[A-Za-z][\w'-]+", first[0]) if content_terms(w) and w not in names
@@ -841,8 +832,7 @@ def episode(ctx: Context) -> dict:
     before the user's last verdict; outcome = that verdict (worked / did not work); lesson = the
     assistant's explicit advice ("Next time, ...") or else what worked for which request."""
     turns = [t for t in ctx.turns if t.speaker in ("user", "assistant") and t.text.strip()]
-    users = [i for i, t in enumerate(turns) if t.speaker == "user"]
-    if not users:
+    if not (users := [i for i, t in enumerate(turns) if t.speaker == "user"]):
         return {}
     opening = _sentences(turns[users[0]])
     # Skip a bare self-introduction ("I'm Kai from Oslo.") before the actual request.
@@ -884,34 +874,19 @@ def _approach_parts(
 ) -> list[str]:
     """The assistant's actions before the verdict, after a first try the user said failed, and
     the tools it used."""
-    bots_before = [
-        i
-        for i in range(len(turns))
-        if turns[i].speaker == "assistant" and (verdict_at is None or i < verdict_at)
-    ]
-    tool_names = [
-        c["name"]
-        for m in ctx.messages
-        if m.type == "ai"
-        for c in getattr(m, "tool_calls", []) or []
-    ]
-    approach_parts = []
-    if bots_before:
-        approach_parts = _turn_actions(turns[bots_before[-1]])[:2]
+    end = len(turns) if verdict_at is None else verdict_at
+    bots_before = [i for i in range(end) if turns[i].speaker == "assistant"]
+    calls = [getattr(m, "tool_calls", []) or [] for m in ctx.messages if m.type == "ai"]
+    tool_names = [c["name"] for made in calls for c in made]
+    approach_parts = _turn_actions(turns[bots_before[-1]])[:2] if bots_before else []
     failed = [
         i
         for i in users[1:]
         if verdict_at is not None and i < verdict_at and _NEGATIVE.search(turns[i].text)
     ]
-    if failed:
-        first_try = [j for j in bots_before if j < failed[0]]
-        if first_try:
-            approach_parts.insert(
-                0,
-                "First tried: "
-                + _turn_actions(turns[first_try[-1]])[0].rstrip(".")
-                + " (did not work).",
-            )
+    if failed and (first_try := [j for j in bots_before if j < failed[0]]):
+        tried = _turn_actions(turns[first_try[-1]])[0].rstrip(".")
+        approach_parts.insert(0, f"First tried: {tried} (did not work).")
     if tool_names:
         approach_parts.append("Tools used: " + ", ".join(dict.fromkeys(tool_names)) + ".")
     return approach_parts
@@ -992,8 +967,7 @@ _VERB_PREDICATES = {v: k for k, v in PREDICATE_VERBS.items()}
 
 def record_facts(record: Record, known_names: set[str]) -> list[Statement]:
     """Facts a stored record holds: a subject-predicate-object triple, or third-person text."""
-    triple = _triple_keys(record.value)
-    if triple:
+    if triple := _triple_keys(record.value):
         subj, pred, obj = (str(record.value.get(k, "")) for k in triple)
         subject = "user" if subj.lower() in ("user", "the user") or subj in known_names else subj
         facts = [Statement(subject, _VERB_PREDICATES.get(pred, pred), obj, record.text)]
@@ -1066,11 +1040,8 @@ def _patch_doc(ctx: Context, tools: dict[str, ToolSpec], filler: Filler) -> list
     """trustcall's update path. Statement records (one memory each, or triples): PatchDoc when a newer
     statement fills the same slot, RemoveDoc when the user retracts one, a new schema call for new
     facts. Profile documents: PatchDoc setting, replacing, adding or removing fields."""
-    schema_tools = [
-        t
-        for n, t in tools.items()
-        if n not in ("PatchDoc", "RemoveDoc", "Done", "PatchFunctionErrors")
-    ]
+    protocol = ("PatchDoc", "RemoveDoc", "Done", "PatchFunctionErrors")
+    schema_tools = [t for n, t in tools.items() if n not in protocol]
     retracted = [c for c, _ in _retracted_statements(ctx)]
     open_ = any(_is_open(t) for t in schema_tools)
     new_facts = [
@@ -1165,8 +1136,7 @@ def _record_patches(
         for r in ctx.existing:
             if r in documents or r.id in removed:
                 continue
-            old = [g for g in facts_of[r.id] if _same_slot(g, f)]
-            if not old:
+            if not (old := [g for g in facts_of[r.id] if _same_slot(g, f)]):
                 continue
             handled.add(i)
             if any(g.value.lower() == f.value.lower() for g in old):
@@ -1306,8 +1276,7 @@ def _retracted_statements(ctx: Context) -> list[tuple[str, list[Statement]]]:
     out = []
     for text in ctx.user_texts[-1:]:
         for m in FORGET.finditer(text):
-            clause = m["value"] or m["value2"] or m["value3"]
-            if not clause:
+            if not (clause := m["value"] or m["value2"] or m["value3"]):
                 continue
             statement = clause if m["value"] else _NEGATION.sub("", m.group(0))
             out.append((clause, extract_facts(statement.strip() + ".")))
@@ -1389,10 +1358,8 @@ def _repair(ctx: Context) -> list[tuple[str, dict]]:
     call = next(
         (c for m in ctx.messages if m.type == "ai" for c in m.tool_calls if c["id"] == target), None
     )
-    schema = None
     m = re.search(r"Expected Parameter Schema:\s*```json\s*(?P<schema>.*?)```", error, re.S)
-    if m:
-        schema = _parse_value(m["schema"])
+    schema = _parse_value(m["schema"]) if m else None
     args = dict(call["args"]) if call else {}
     patches, notes = [], []
     for loc, kind, message in _pydantic_errors(error):
@@ -1728,12 +1695,10 @@ def _is_extraction(ctx: Context) -> bool:
 def _fill_forced(tool: ToolSpec, ctx: Context, filler: Filler) -> list[tuple[str, dict]]:
     kind = _kind(tool)
     if kind in ("memory_search", "kb_search"):
-        return [
-            (tool.name, q) for q in _search_args(tool, ctx, filler, many=kind == "memory_search")
-        ]
+        searches = _search_args(tool, ctx, filler, many=kind == "memory_search")
+        return [(tool.name, q) for q in searches]
     if kind == "memory_write" or _is_per_fact(tool):
-        facts = facts_for(tool, ctx)
-        if facts:
+        if facts := facts_for(tool, ctx):
             return [(tool.name, _write_args(tool, filler, f)) for f in facts]
         notes = memory_notes(ctx)
         if notes and kind == "memory_write":
@@ -1747,8 +1712,7 @@ def _search_args(tool: ToolSpec, ctx: Context, filler: Filler, many: bool) -> li
     if qkey is None:
         return [base]
     queries = []
-    question = search_query(ctx)
-    if question:
+    if question := search_query(ctx):
         for predicate, _ in ask_about_all(question):
             if predicate in PREDICATE_PHRASES:
                 queries.append(
@@ -1833,12 +1797,9 @@ def _agent_policy(
         if wants_write and searcher is not None:
             queries = [statement_sentence(f) for f in facts] + notes + retracted
             for q in list(dict.fromkeys(queries))[:MAX_SEARCH_CALLS]:
-                calls += [
-                    (searcher.name, a)
-                    for a in _search_args(
-                        searcher, Context(ctx.messages, [Turn("user", q)]), filler, many=False
-                    )
-                ][:1]
+                qctx = Context(ctx.messages, [Turn("user", q)])
+                args = _search_args(searcher, qctx, filler, many=False)
+                calls += [(searcher.name, a) for a in args[:1]]
         elif wants_write:
             calls += _write_calls(writer, ctx, filler, facts, notes, retracted, [])
         if questions:
@@ -1897,7 +1858,7 @@ def _write_document(
     desired = turn.fill(schema)
     stored = next((h for h in hits if isinstance(h.get("value", {}).get("content"), dict)), None)
     current = dict(stored["value"]["content"]) if stored else {}
-    merged = jsonpatch_apply(
+    merged = jsonpatch.apply_patch(  # a copy: `current` stays as stored
         current, _retract_ops(current, retracted)[0] + _diff_ops(current, desired)[0]
     )
     if merged == current and stored:
@@ -1909,26 +1870,6 @@ def _write_document(
     elif "action" in tool.properties:
         args["action"] = "create" if "create" in actions or not actions else actions[0]
     return [(tool.name, args)]
-
-
-def jsonpatch_apply(doc: dict, ops: list[dict]) -> dict:
-    """Apply add / replace / remove ops on top-level keys and list items ("/key", "/key/-", "/key/3")."""
-    out = {k: (list(v) if isinstance(v, list) else v) for k, v in doc.items()}
-    for op in ops:
-        parts = op["path"].strip("/").split("/")
-        key = parts[0]
-        if len(parts) == 1:
-            if op["op"] == "remove":
-                out.pop(key, None)
-            else:
-                out[key] = op["value"]
-        elif parts[1] == "-":
-            out.setdefault(key, []).append(op["value"])
-        elif op["op"] == "remove":
-            del out[key][int(parts[1])]
-        else:
-            out[key][int(parts[1])] = op["value"]
-    return out
 
 
 def _write_calls(
