@@ -238,6 +238,7 @@ def execute(
     the backend. No cell may run longer than the notebook's budget, nor the whole run.
     """
     import papermill as pm
+    from nbclient.exceptions import DeadKernelError
 
     src = Path(notebook).resolve()
     timeout = timeout or notebook_timeout(src)
@@ -246,18 +247,21 @@ def execute(
     out_dir.mkdir(parents=True, exist_ok=True)
     (dest := build_dir(variant) / src.name).unlink(missing_ok=True)  # a dead run leaves none
     params = {"OUTPUT_DIR": str(out_dir), **(parameters or {})}
-    pm.execute_notebook(
-        str(src),
-        str(dest),
-        parameters=params,
-        kernel_name=KERNEL,
-        cwd=str(src.parent),
-        execution_timeout=timeout,
-        progress_bar=False,
-        request_save_on_cell_execute=False,  # written once at the end, not twice a cell (~0.5 s)
-        start_timeout=120,  # kernel start-up; a loaded 2-core machine can take tens of seconds
-        kernel_manager_class=_private_ipc_kernel_manager(),
-    )
+    try:
+        pm.execute_notebook(
+            str(src),
+            str(dest),
+            parameters=params,
+            kernel_name=KERNEL,
+            cwd=str(src.parent),
+            execution_timeout=timeout,  # a cell still running then is stopped: CellTimeoutError
+            progress_bar=False,
+            request_save_on_cell_execute=False,  # written once at the end, not twice a cell
+            start_timeout=120,  # kernel start-up; a loaded 2-core machine can take tens of seconds
+            kernel_manager_class=_private_ipc_kernel_manager(),
+        )
+    except DeadKernelError as exc:  # os._exit, a crash, the OOM killer: fail now, saying so
+        raise RuntimeError(f"{src.name}: the kernel died while running a cell") from exc
     elapsed = time.perf_counter() - start
     if elapsed > timeout:
         raise TimeoutError(f"{src.name} took {elapsed:.0f} s, over its {timeout} s budget")
@@ -266,14 +270,15 @@ def execute(
 
 @functools.lru_cache(maxsize=1)
 def _private_ipc_kernel_manager():
-    """A KernelManager whose kernel talks over IPC sockets in a directory of its own.
+    """An async KernelManager (a blocking one stalled nbclient's event loop: no cell timeout fired,
+    a dead kernel hung the run) whose kernel talks over IPC sockets in a directory of its own.
 
     TCP kernels print "Kernel is running over TCP without encryption" on every start; IPC sockets
     named relative to the working directory collided when two runs started at once. Each kernel
     here gets a fresh temporary directory, removed when the kernel's files are cleaned up."""
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
 
-    class PrivateIPCKernelManager(KernelManager):
+    class PrivateIPCKernelManager(AsyncKernelManager):
         def __init__(self, **kwargs):
             self._ipc_dir = tempfile.mkdtemp(prefix="memlib-kernel-")
             super().__init__(transport="ipc", ip=os.path.join(self._ipc_dir, "ipc"), **kwargs)
@@ -285,8 +290,8 @@ def _private_ipc_kernel_manager():
                 env.setdefault("PYTHONPYCACHEPREFIX", str(ROOT / "build" / "pycache"))
             await super()._async_launch_kernel(kernel_cmd, **kw)
 
-        def cleanup_resources(self, restart: bool = False) -> None:
-            super().cleanup_resources(restart=restart)
+        async def cleanup_resources(self, restart: bool = False) -> None:  # nbclient's last call
+            await super().cleanup_resources(restart=restart)
             if not restart:
                 shutil.rmtree(self._ipc_dir, ignore_errors=True)
 
@@ -367,7 +372,6 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--variant",
         choices=VARIANTS,
-        default=None,
         help="offline: the offline model in the kernel; openai / reworded: ChatOpenAI against "
         "the local server, plain or rewording its replies (default: the backend MEMLIB_LLM and "
         "OPENAI_API_KEY choose)",
@@ -375,7 +379,3 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     run_notebooks(args.notebooks or None, timeout=args.timeout, variant=args.variant)
     print(f"records: {build_dir(args.variant) / 'records.json'}")
-
-
-if __name__ == "__main__":
-    main()
