@@ -5,17 +5,14 @@ notebook's outputs; `run_notebooks()` executes notebooks with papermill, each in
 with its own timeout and output directory, and collects every recorded figure into
 build/notebooks/records.json as {notebook file name: {figure name: value}}.
 
-Three ways to run them (`VARIANTS`), each into its own build directory:
-- `offline`: the offline model in the kernel (build/notebooks/, what `make run` does);
-- `openai`: langchain-openai's ChatOpenAI and OpenAIEmbeddings against a local OpenAI-compatible
-  server (offline_model.server) that answers with the offline model and refuses, with HTTP 400,
-  what the OpenAI API refuses (build/notebooks-openai/);
-- `reworded`: the same server rewording every reply while keeping its meaning, standing in for
-  the variety of real models (build/notebooks-reworded/).
-The server variants also write calls.json: chat and embedding requests per notebook.
-
-Command line: `python -m memlib [--variant V] [NOTEBOOK ...]` runs the given notebooks
-(default: all).
+Three ways to run them (`VARIANTS`), each into its own build directory: `offline`, the offline
+model in the kernel (build/notebooks/, what `make run` does); `openai`, langchain-openai's
+ChatOpenAI and OpenAIEmbeddings against a local OpenAI-compatible server (offline_model.server)
+answering with the offline model and refusing, with HTTP 400, what the OpenAI API refuses
+(build/notebooks-openai/); `reworded`, the same server rewording every reply while keeping its
+meaning, standing in for the variety of real models (build/notebooks-reworded/). The server
+variants also write calls.json (chat and embedding requests per notebook). Command line:
+`python -m memlib [--variant V] [NOTEBOOK ...]` runs the given notebooks (default: all).
 """
 
 from __future__ import annotations
@@ -48,15 +45,8 @@ SERVER_MODES = {"openai": "plain", "reworded": "reworded"}
 # The embedding model is not an OpenAI name, so embedding_dims() asks the server for the size.
 SERVED_CHAT_MODEL = "gpt-4o-mini"
 SERVED_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
-_BACKEND_VARS = (
-    "MEMLIB_LLM",
-    "MEMLIB_EMBEDDINGS",
-    "MEMLIB_OPENAI_MODEL",
-    "MEMLIB_OPENAI_EMBEDDING_MODEL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "MEMLIB_STRUCTURED_OUTPUT",
-)
+_BACKEND_VARS = """MEMLIB_LLM MEMLIB_EMBEDDINGS MEMLIB_OPENAI_MODEL MEMLIB_OPENAI_EMBEDDING_MODEL
+OPENAI_API_KEY OPENAI_BASE_URL MEMLIB_STRUCTURED_OUTPUT""".split()
 
 
 _PENDING: list[tuple[str, bool | int | float | str]] = []
@@ -74,8 +64,7 @@ def record(name: str, value) -> None:
     check_kind(name, str, "record name", "a str")
     if not name.strip():
         raise ValueError(f"record name must be a non-empty string, got {name!r}")
-    if hasattr(value, "item"):  # numpy scalars
-        value = value.item()
+    value = value.item() if hasattr(value, "item") else value  # numpy scalars
     check_kind(
         value, bool | int | float | str, f"record {name!r}: value", "a number, string or bool"
     )
@@ -124,8 +113,7 @@ def read_records(notebook_path: str | os.PathLike) -> dict:
     for cell in nb.get("cells", []):
         for out in cell.get("outputs", []):
             data = out.get("data", {})
-            if RECORD_MIME in data:  # one figure per output (before figures were grouped)
-                item = data[RECORD_MIME]
+            if item := data.get(RECORD_MIME):  # one figure an output (before they were grouped)
                 found[item["name"]] = item["value"]
             for item in data.get(RECORDS_MIME, {}).get("figures", []):
                 found[item["name"]] = item["value"]
@@ -144,8 +132,11 @@ def build_dir(variant: str | None = None) -> Path:
 
     None (the backend the environment chooses) and "offline" share build/notebooks/.
     """
-    _check_variant(variant)
-    return BUILD if variant in (None, "offline") else BUILD.with_name(f"notebooks-{variant}")
+    return (
+        BUILD
+        if _check_variant(variant) in (None, "offline")
+        else BUILD.with_name(f"notebooks-{variant}")
+    )
 
 
 def output_dir(notebook: str | os.PathLike, variant: str | None = None) -> Path:
@@ -209,12 +200,10 @@ def ensure_kernel() -> None:
     """Register this interpreter as the 'memlib' Jupyter kernel (inside its prefix) if missing."""
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
-    try:
+    with contextlib.suppress(NoSuchKernel):
         spec = KernelSpecManager().get_kernel_spec(KERNEL)
         if Path(spec.argv[0]).resolve() == Path(sys.executable).resolve():
             return
-    except NoSuchKernel:
-        pass
     from ipykernel.kernelspec import install
 
     install(kernel_name=KERNEL, display_name="Python (memlib)", prefix=sys.prefix)
