@@ -58,11 +58,12 @@ for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.S
 status = replies.readline()
 sys.exit(int(status) if status.strip() else 1)
 """
-# Variables read at start-up (Python's own; the BLAS and OpenMP thread counts, read when numpy and
-# FAISS load): a launch that sets one otherwise than the zygote's starts the usual way.
+# Variables read at start-up (Python's own, the locale's; the temporary directory, which tempfile
+# caches; the BLAS and OpenMP thread counts, read when numpy and FAISS load): a launch that sets
+# one otherwise than the zygote's environment starts the usual way.
 STARTUP_VARS = """PYTHONPATH PYTHONHOME PYTHONPYCACHEPREFIX PYTHONDONTWRITEBYTECODE PYTHONHASHSEED
-PYTHONSAFEPATH PYTHONNOUSERSITE PYTHONWARNINGS VIRTUAL_ENV OMP_NUM_THREADS OPENBLAS_NUM_THREADS
-MKL_NUM_THREADS""".split()
+PYTHONSAFEPATH PYTHONNOUSERSITE PYTHONWARNINGS PYTHONIOENCODING PYTHONUTF8 VIRTUAL_ENV LANG LC_ALL
+LC_CTYPE TMPDIR TEMP TMP OMP_NUM_THREADS OPENBLAS_NUM_THREADS MKL_NUM_THREADS""".split()
 
 
 def _serve(path: str) -> None:
