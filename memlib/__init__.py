@@ -9,31 +9,19 @@ widgets, `record`, `hybrid_search`); everything else is reached through its laye
 
 from importlib import import_module
 
-_EXPORTS = {
+_EXPORTS = {  # module: the names it exports, space-separated
     # the backend switch; OfflineChatModel is the offline model's class, loaded on first use
-    "models": [
-        "OfflineChatModel",
-        "describe_backend",
-        "embedding_dims",
-        "get_chat_model",
-        "get_embeddings",
-    ],
-    "testing": ["record"],
-    "tokens": ["TokenCounter", "count_text_tokens"],
-    "backends": [
-        "aopen_checkpointer",
-        "aopen_store",
-        "local_postgres",
-        "open_checkpointer",
-        "open_store",
-    ],
+    "models": "OfflineChatModel describe_backend embedding_dims get_chat_model get_embeddings",
+    "testing": "record",
+    "tokens": "TokenCounter count_text_tokens",
+    "backends": "aopen_checkpointer aopen_store local_postgres open_checkpointer open_store",
     # the capstone of notebook 09 and what a reader's own app needs around it
-    "agent": ["build_memory_agent"],
-    "tenancy": ["export_user", "forget_user"],
-    "temporal": ["hybrid_search"],  # notebook 12: words, meaning and time
-    "widgets": ["ChatPanel", "MemoryInspector"],
+    "agent": "build_memory_agent",
+    "tenancy": "export_user forget_user",
+    "temporal": "hybrid_search",  # notebook 12: words, meaning and time
+    "widgets": "ChatPanel MemoryInspector",
 }
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names.split()}
 __all__ = sorted(_WHERE)
 
 

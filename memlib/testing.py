@@ -5,17 +5,14 @@ notebook's outputs; `run_notebooks()` executes notebooks with papermill, each in
 with its own timeout and output directory, and collects every recorded figure into
 build/notebooks/records.json as {notebook file name: {figure name: value}}.
 
-Three ways to run them (`VARIANTS`), each into its own build directory:
-- `offline`: the offline model in the kernel (build/notebooks/, what `make run` does);
-- `openai`: langchain-openai's ChatOpenAI and OpenAIEmbeddings against a local OpenAI-compatible
-  server (offline_model.server) that answers with the offline model and refuses, with HTTP 400,
-  what the OpenAI API refuses (build/notebooks-openai/);
-- `reworded`: the same server rewording every reply while keeping its meaning, standing in for
-  the variety of real models (build/notebooks-reworded/).
-The server variants also write calls.json: chat and embedding requests per notebook.
-
-Command line: `python -m memlib [--variant V] [NOTEBOOK ...]` runs the given notebooks
-(default: all).
+Three ways to run them (`VARIANTS`), each into its own build directory: `offline`, the offline
+model in the kernel (build/notebooks/, what `make run` does); `openai`, langchain-openai's
+ChatOpenAI and OpenAIEmbeddings against a local OpenAI-compatible server (offline_model.server)
+answering with the offline model and refusing, with HTTP 400, what the OpenAI API refuses
+(build/notebooks-openai/); `reworded`, the same server rewording every reply while keeping its
+meaning, standing in for the variety of real models (build/notebooks-reworded/). The server
+variants also write calls.json (chat and embedding requests per notebook). Command line:
+`python -m memlib [--variant V] [NOTEBOOK ...]` runs the given notebooks (default: all).
 """
 
 from __future__ import annotations
@@ -48,15 +45,8 @@ SERVER_MODES = {"openai": "plain", "reworded": "reworded"}
 # The embedding model is not an OpenAI name, so embedding_dims() asks the server for the size.
 SERVED_CHAT_MODEL = "gpt-4o-mini"
 SERVED_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
-_BACKEND_VARS = (
-    "MEMLIB_LLM",
-    "MEMLIB_EMBEDDINGS",
-    "MEMLIB_OPENAI_MODEL",
-    "MEMLIB_OPENAI_EMBEDDING_MODEL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "MEMLIB_STRUCTURED_OUTPUT",
-)
+_BACKEND_VARS = """MEMLIB_LLM MEMLIB_EMBEDDINGS MEMLIB_OPENAI_MODEL MEMLIB_OPENAI_EMBEDDING_MODEL
+OPENAI_API_KEY OPENAI_BASE_URL MEMLIB_STRUCTURED_OUTPUT""".split()
 
 
 _PENDING: list[tuple[str, bool | int | float | str]] = []
@@ -74,8 +64,7 @@ def record(name: str, value) -> None:
     check_kind(name, str, "record name", "a str")
     if not name.strip():
         raise ValueError(f"record name must be a non-empty string, got {name!r}")
-    if hasattr(value, "item"):  # numpy scalars
-        value = value.item()
+    value = value.item() if hasattr(value, "item") else value  # numpy scalars
     check_kind(
         value, bool | int | float | str, f"record {name!r}: value", "a number, string or bool"
     )
@@ -124,8 +113,7 @@ def read_records(notebook_path: str | os.PathLike) -> dict:
     for cell in nb.get("cells", []):
         for out in cell.get("outputs", []):
             data = out.get("data", {})
-            if RECORD_MIME in data:  # one figure per output (before figures were grouped)
-                item = data[RECORD_MIME]
+            if item := data.get(RECORD_MIME):  # one figure an output (before they were grouped)
                 found[item["name"]] = item["value"]
             for item in data.get(RECORDS_MIME, {}).get("figures", []):
                 found[item["name"]] = item["value"]
@@ -144,8 +132,11 @@ def build_dir(variant: str | None = None) -> Path:
 
     None (the backend the environment chooses) and "offline" share build/notebooks/.
     """
-    _check_variant(variant)
-    return BUILD if variant in (None, "offline") else BUILD.with_name(f"notebooks-{variant}")
+    return (
+        BUILD
+        if _check_variant(variant) in (None, "offline")
+        else BUILD.with_name(f"notebooks-{variant}")
+    )
 
 
 def output_dir(notebook: str | os.PathLike, variant: str | None = None) -> Path:
@@ -209,12 +200,10 @@ def ensure_kernel() -> None:
     """Register this interpreter as the 'memlib' Jupyter kernel (inside its prefix) if missing."""
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
-    try:
+    with contextlib.suppress(NoSuchKernel):
         spec = KernelSpecManager().get_kernel_spec(KERNEL)
         if Path(spec.argv[0]).resolve() == Path(sys.executable).resolve():
             return
-    except NoSuchKernel:
-        pass
     from ipykernel.kernelspec import install
 
     install(kernel_name=KERNEL, display_name="Python (memlib)", prefix=sys.prefix)
@@ -238,6 +227,7 @@ def execute(
     the backend. No cell may run longer than the notebook's budget, nor the whole run.
     """
     import papermill as pm
+    from nbclient.exceptions import DeadKernelError
 
     src = Path(notebook).resolve()
     timeout = timeout or notebook_timeout(src)
@@ -246,18 +236,21 @@ def execute(
     out_dir.mkdir(parents=True, exist_ok=True)
     (dest := build_dir(variant) / src.name).unlink(missing_ok=True)  # a dead run leaves none
     params = {"OUTPUT_DIR": str(out_dir), **(parameters or {})}
-    pm.execute_notebook(
-        str(src),
-        str(dest),
-        parameters=params,
-        kernel_name=KERNEL,
-        cwd=str(src.parent),
-        execution_timeout=timeout,
-        progress_bar=False,
-        request_save_on_cell_execute=False,  # written once at the end, not twice a cell (~0.5 s)
-        start_timeout=120,  # kernel start-up; a loaded 2-core machine can take tens of seconds
-        kernel_manager_class=_private_ipc_kernel_manager(),
-    )
+    try:
+        pm.execute_notebook(
+            str(src),
+            str(dest),
+            parameters=params,
+            kernel_name=KERNEL,
+            cwd=str(src.parent),
+            execution_timeout=timeout,  # a cell still running then is stopped: CellTimeoutError
+            progress_bar=False,
+            request_save_on_cell_execute=False,  # written once at the end, not twice a cell
+            start_timeout=120,  # kernel start-up; a loaded 2-core machine can take tens of seconds
+            kernel_manager_class=_private_ipc_kernel_manager(),
+        )
+    except DeadKernelError as exc:  # os._exit, a crash, the OOM killer: fail now, saying so
+        raise RuntimeError(f"{src.name}: the kernel died while running a cell") from exc
     elapsed = time.perf_counter() - start
     if elapsed > timeout:
         raise TimeoutError(f"{src.name} took {elapsed:.0f} s, over its {timeout} s budget")
@@ -266,14 +259,15 @@ def execute(
 
 @functools.lru_cache(maxsize=1)
 def _private_ipc_kernel_manager():
-    """A KernelManager whose kernel talks over IPC sockets in a directory of its own.
+    """An async KernelManager (a blocking one stalled nbclient's event loop: no cell timeout fired,
+    a dead kernel hung the run) whose kernel talks over IPC sockets in a directory of its own.
 
     TCP kernels print "Kernel is running over TCP without encryption" on every start; IPC sockets
     named relative to the working directory collided when two runs started at once. Each kernel
     here gets a fresh temporary directory, removed when the kernel's files are cleaned up."""
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
 
-    class PrivateIPCKernelManager(KernelManager):
+    class PrivateIPCKernelManager(AsyncKernelManager):
         def __init__(self, **kwargs):
             self._ipc_dir = tempfile.mkdtemp(prefix="memlib-kernel-")
             super().__init__(transport="ipc", ip=os.path.join(self._ipc_dir, "ipc"), **kwargs)
@@ -285,8 +279,8 @@ def _private_ipc_kernel_manager():
                 env.setdefault("PYTHONPYCACHEPREFIX", str(ROOT / "build" / "pycache"))
             await super()._async_launch_kernel(kernel_cmd, **kw)
 
-        def cleanup_resources(self, restart: bool = False) -> None:
-            super().cleanup_resources(restart=restart)
+        async def cleanup_resources(self, restart: bool = False) -> None:  # nbclient's last call
+            await super().cleanup_resources(restart=restart)
             if not restart:
                 shutil.rmtree(self._ipc_dir, ignore_errors=True)
 
@@ -367,7 +361,6 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--variant",
         choices=VARIANTS,
-        default=None,
         help="offline: the offline model in the kernel; openai / reworded: ChatOpenAI against "
         "the local server, plain or rewording its replies (default: the backend MEMLIB_LLM and "
         "OPENAI_API_KEY choose)",
@@ -375,7 +368,3 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     run_notebooks(args.notebooks or None, timeout=args.timeout, variant=args.variant)
     print(f"records: {build_dir(args.variant) / 'records.json'}")
-
-
-if __name__ == "__main__":
-    main()

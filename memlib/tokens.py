@@ -165,9 +165,7 @@ class TokenCounter:
         if not isinstance(messages, str | bytes | Sequence) and isinstance(messages, Iterable):
             messages = list(messages)  # a generator of messages is fine
         messages = check_messages(messages)
-        if not messages:
-            return 0
-        return sum(self.message(m) for m in messages) + TOKENS_PER_REPLY
+        return sum(self.message(m) for m in messages) + TOKENS_PER_REPLY if messages else 0
 
 
 def count_message_tokens(messages: Sequence[BaseMessage], encoding: str = DEFAULT_ENCODING) -> int:

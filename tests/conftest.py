@@ -26,12 +26,26 @@ def pytest_configure(config):
     first (the controller reads this option; the workers collect)."""
     if getattr(config.option, "dist", "no") == "loadgroup":
         config.option.loadscopereorder = False
+    _share_embeddings(config)
     if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
         return
     del os.environ["PYTHONDONTWRITEBYTECODE"]
     os.environ.setdefault("PYTHONPYCACHEPREFIX", str(ROOT / "build" / "pycache"))
     sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
     sys.dont_write_bytecode = False
+
+
+def _share_embeddings(config) -> None:
+    """One file of MiniLM vectors for the whole session (memlib.embeddings, MEMLIB_EMBEDDING_CACHE):
+    the kernels and the local servers of the three runs of a notebook, on either xdist worker,
+    embed the same memories and questions; each text is computed once. The controller (or the
+    only process) makes a fresh directory, the workers and every kernel inherit it, and it goes
+    at the session's end: nothing outlives the session, so no vector from older code is read."""
+    if hasattr(config, "workerinput") or "MEMLIB_EMBEDDING_CACHE" in os.environ:
+        return
+    directory = os.environ["MEMLIB_EMBEDDING_CACHE"] = tempfile.mkdtemp(prefix="memlib-vectors-")
+    config.add_cleanup(lambda: shutil.rmtree(directory, ignore_errors=True))
+    config.add_cleanup(lambda: os.environ.pop("MEMLIB_EMBEDDING_CACHE", None))
 
 
 # Recorded test durations (seconds, one worker): per module, and per notebook run. Refresh with

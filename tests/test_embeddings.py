@@ -1,5 +1,7 @@
 """The offline embeddings are a real learned model: paraphrase retrieval, not word overlap."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -129,3 +131,40 @@ def test_bad_input_MiniLMEmbeddings(emb):
         MiniLMEmbeddings(batch_size=0)
     with pytest.raises(ValueError, match="cache_size must be >= 1, got -1"):
         MiniLMEmbeddings(cache_size=-1)
+
+
+def test_vectors_on_disk_are_shared_by_processes_and_equal_the_computed_ones(tmp_path):
+    """With MEMLIB_EMBEDDING_CACHE set (the test session sets it: tests/conftest.py), a vector
+    computed in one process is read by the next from a SQLite file named by the model, bit for
+    bit, without running the model; a text never seen is computed and added. Unset: none read."""
+    import subprocess
+    import sys
+
+    texts = [f"{fact} (disk {i})" for i, fact in enumerate(FACTS)]  # in no earlier cache
+    script = (
+        "import sys, numpy as np, memlib.embeddings as e\n"
+        "if sys.argv[1] == 'read':  # the model must not run: every vector comes from the file\n"
+        "    e.MiniLMEmbeddings._encode = lambda self, texts: (_ for _ in ()).throw(AssertionError(texts))\n"
+        "texts = sys.argv[2:]\n"
+        "sys.stdout.buffer.write(e.MiniLMEmbeddings().embed_array(texts).tobytes())\n"
+    )
+
+    def run(mode, *args, cache=tmp_path / "vectors"):
+        env = {k: v for k, v in os.environ.items() if k != "MEMLIB_EMBEDDING_CACHE"}
+        if cache:
+            env["MEMLIB_EMBEDDING_CACHE"] = str(cache)
+        done = subprocess.run(
+            [sys.executable, "-c", script, mode, *args], env=env, capture_output=True, check=True
+        )
+        return np.frombuffer(done.stdout, dtype=np.float32).reshape(len(args), DIMS)
+
+    computed = MiniLMEmbeddings()._encode(texts)
+    assert np.array_equal(run("write", *texts[:12]), computed[:12])
+    assert [p.suffix for p in (tmp_path / "vectors").iterdir()] == [".sqlite"]
+    assert np.array_equal(run("read", *texts[:12]), computed[:12])
+    with pytest.raises(subprocess.CalledProcessError, match="exit status 1"):
+        run("read", *texts)  # 8 texts are not in the file: the model would run
+    assert np.array_equal(run("write", *texts), computed)  # computed, the 12 others read
+    assert np.array_equal(run("read", *texts[::-1]), computed[::-1])
+    with pytest.raises(subprocess.CalledProcessError, match="exit status 1"):
+        run("read", *texts[:2], cache=None)  # unset: nothing is read from a file, the model runs

@@ -28,13 +28,16 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import math
+import os
 from pathlib import Path
 
 import offline_runs
 import pytest
 
+from memlib import testing
 from memlib.testing import (
     EXPECTATIONS,
+    KERNEL,
     all_notebooks,
     backend_environment,
     build_dir,
@@ -74,6 +77,30 @@ def check(name: str, value, rule: tuple) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def _kernel():
     ensure_kernel()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _kernels_forked(_kernel):
+    """Every notebook kernel of this worker forked from one process that has imported the heavy
+    libraries (tests/kernel_zygote.py): a fresh process each still, without 2-3 s of CPU of
+    imports each. MEMLIB_KERNEL_ZYGOTE=0 starts them the usual way, as does a zygote that fails."""
+    import kernel_zygote
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    argv = KernelSpecManager().get_kernel_spec(KERNEL).argv
+    zygote = kernel_zygote.Zygote(argv[1 : argv.index("-m")] if "-m" in argv else [])
+    if os.environ.get("MEMLIB_KERNEL_ZYGOTE") == "0" or not zygote.start():
+        yield
+        return
+    base = testing._private_ipc_kernel_manager()
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(
+                testing, "_private_ipc_kernel_manager", lambda: zygote.manager_class(base)
+            )
+            yield
+    finally:
+        zygote.stop()
 
 
 @pytest.fixture(scope="session")

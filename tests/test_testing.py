@@ -1,4 +1,6 @@
 import json
+import threading
+import time
 
 import pytest
 
@@ -96,7 +98,7 @@ def test_kernels_keep_bytecode_when_the_environment_forbids_writing_it(monkeypat
         asyncio.run(manager._async_launch_kernel(["python"], env={"PYTHONPYCACHEPREFIX": "/x"}))
         assert launched == {"PYTHONPYCACHEPREFIX": "/x"}
     finally:
-        manager.cleanup_resources()
+        asyncio.run(manager.cleanup_resources())
 
 
 def test_execute_writes_the_executed_copy_once_and_a_failed_run_none(tmp_path, monkeypatch):
@@ -124,4 +126,60 @@ def test_execute_writes_the_executed_copy_once_and_a_failed_run_none(tmp_path, m
     monkeypatch.setattr(testing, "KERNEL", "no-such-kernel")  # the run fails before any cell
     with pytest.raises(Exception, match="no-such-kernel"):
         testing.execute(source, timeout=120)
+    assert not (testing.build_dir() / source.name).exists()
+
+
+def _one_cell_notebook(tmp_path, monkeypatch, code: str):
+    import nbformat
+
+    import memlib.testing as testing
+
+    monkeypatch.setattr(testing, "BUILD", tmp_path / "build")
+    testing.ensure_kernel()
+    nb = nbformat.v4.new_notebook(metadata={"language_info": {"name": "python"}})
+    params = nbformat.v4.new_code_cell("OUTPUT_DIR = 'x'", metadata={"tags": ["parameters"]})
+    nb.cells = [params, nbformat.v4.new_code_cell(code)]
+    nbformat.write(nb, source := tmp_path / "00_cell.ipynb")
+    return source
+
+
+def test_a_cell_over_its_timeout_is_stopped_when_the_timeout_ends(tmp_path, monkeypatch):
+    """The per-cell timeout interrupts a running cell: a 300 s sleep under timeout=5 fails soon
+    after its 5 s (measured from the cell's start, so a slow kernel start does not count). It was
+    reported only after the sleep ended: the blocking kernel client stalled nbclient's timers."""
+    from nbclient.exceptions import CellTimeoutError
+
+    from memlib import testing
+
+    started = tmp_path / "started"
+    code = f"import pathlib, time\npathlib.Path({str(started)!r}).write_text(str(time.time()))\n"
+    source = _one_cell_notebook(tmp_path, monkeypatch, code + "time.sleep(300)")
+    with pytest.raises(CellTimeoutError, match="after 5 seconds"):
+        testing.execute(source, timeout=5)
+    assert time.time() - float(started.read_text()) < 60
+    assert not (testing.build_dir() / source.name).exists()
+
+
+def test_a_kernel_that_dies_fails_the_run_at_once_saying_so(tmp_path, monkeypatch):
+    """A kernel that exits mid-cell (os._exit here; a crash or the OOM killer alike) fails the
+    run within seconds, naming the notebook. It hung for ever: nbclient's wait for the cell's
+    output blocked its event loop, so the check that the kernel lives never ran. The run goes in
+    a thread, so that a hang fails this test instead of stalling the suite."""
+    from memlib import testing
+
+    source = _one_cell_notebook(tmp_path, monkeypatch, "import os\nos._exit(3)")
+    outcome = []
+
+    def run():
+        try:
+            testing.execute(source, timeout=300)
+        except Exception as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(120)  # kernel start-up on a loaded machine, then a 1 s liveness poll
+    assert not thread.is_alive(), "execute() hung on a dead kernel"
+    assert len(outcome) == 1 and isinstance(outcome[0], RuntimeError), outcome
+    assert str(outcome[0]) == "00_cell.ipynb: the kernel died while running a cell"
     assert not (testing.build_dir() / source.name).exists()

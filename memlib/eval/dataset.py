@@ -26,13 +26,7 @@ from typing import Any
 
 from memlib.checks import check_kind
 
-QUESTION_TYPES = (
-    "single-session",
-    "multi-session",
-    "knowledge-update",
-    "temporal",
-    "abstention",
-)
+QUESTION_TYPES = ("single-session", "multi-session", "knowledge-update", "temporal", "abstention")
 ROLES = ("user", "assistant")
 
 
