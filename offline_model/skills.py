@@ -262,7 +262,7 @@ _SMALL_TALK = re.compile(
     r"(?i)^(?:hi|hello|hey|thanks|thank you|you're welcome|sure|ok|okay|great|got it|no problem|cheers|bye|goodbye|nice to meet you|how can i help|happy to help|of course|absolutely|sounds good|will do|understood|noted|good idea|exactly|right|glad|you bet)\b",
 )
 _FILLER = re.compile(
-    r"(?i)\b(?:really|very|just|actually|basically|quite|pretty|definitely|um|uh|please|kind of|sort of|i think|currently)\s+",
+    r"(?i)\b(?:(?P<article>a|an|the(?! user))|really|very|just|actually|basically|quite|pretty|definitely|um|uh|please|kind of|sort of|i think|currently)\s+",
 )
 
 
@@ -401,8 +401,10 @@ def _rewrite(speaker: str, sentence: str) -> str:
     return sentence
 
 
-def _telegraphic(sentence: str) -> str:
-    return re.sub(r"\s+", " ", _FILLER.sub("", sentence + " ")).strip()
+def _telegraphic(sentence: str, articles: bool = False) -> str:
+    """Without filler words, and without articles unless `articles`."""
+    text = _FILLER.sub(lambda m: m[0] if articles and m["article"] else "", sentence + " ")
+    return re.sub(r"\s+", " ", text).strip()
 
 
 def _sentence(text: str) -> str:
@@ -633,7 +635,7 @@ def _cut(text: str, n: int) -> str:
 
 
 def _short(text: str) -> str:
-    return _telegraphic(text).rstrip(" .")
+    return _telegraphic(text, articles=True).rstrip(" .")
 
 
 @dataclass
@@ -926,7 +928,7 @@ def _previous_items(previous: str, identity: dict[str, str]) -> list[_Item]:
             continue
         facts = extract_facts(s, False)
         user_facts_ = [f for f in facts if f.subject == "user"]
-        for f in user_facts_:
+        for f in reversed(user_facts_):  # the first sentence wins; in it, "X, but actually Y"
             if f.predicate in SINGLE_VALUED:
                 identity.setdefault(f.predicate, f.value)
         if user_facts_ and _absorbed(s, user_facts_):
@@ -1049,7 +1051,7 @@ def _item_worth(
 
 def _distinct(text: str) -> str:
     """`text` less each sentence whose content words another says too ("User is a biologist.")."""
-    said = [(s, content_terms(s)) for s in split_sentences(text)]
+    said = [(s, set(re.findall(r"[\w'-]+", s.lower())) - STOPWORDS) for s in split_sentences(text)]
     dup = [
         any(t < u or t == u and j < k for j, (_, u) in enumerate(said))
         for k, (_, t) in enumerate(said)
@@ -1531,10 +1533,9 @@ _TELL_ME = re.compile(
 )
 
 
-def _saved_to_memory(after: Sequence[BaseMessage]) -> bool:
+def _saved_to_memory(after: Sequence[BaseMessage], done: str = "created|updated") -> bool:
     return any(
-        m.type == "tool" and re.match(r"(?:created|updated) memory", message_text(m), re.I)
-        for m in after
+        m.type == "tool" and re.match(rf"(?:{done}) memory", message_text(m), re.I) for m in after
     )
 
 
@@ -1691,12 +1692,9 @@ def _answer(request: Request) -> str:
         ]
         return " ".join(dict.fromkeys(replies))
     if FORGET.search(question):
-        if any(
-            m.type == "tool" and re.match(r"deleted memory", message_text(m), re.I)
-            for m in messages[i + 1 :]
-        ):
-            return "Done - I've deleted that from memory."
-        return "Understood - I'll treat that as no longer true."
+        if _saved_to_memory(messages[i + 1 :], "deleted"):
+            return "I've deleted that from memory."
+        return "I'll treat that as no longer true."
     names = [f.value for f in extract_facts(question, True) if f.predicate == "name"]
     told = [  # the user's own sentences that state something, told back ("you work at X")
         _to_you(_TELL_ME.sub("", _LEADING_COURTESY.sub("", s))).rstrip(".!")

@@ -380,6 +380,8 @@ def test_a_statement_is_acknowledged_in_the_users_own_words():
     # told back as a plain sentence, without a fixed prefix
     out = reply(HumanMessage("I started working at a bakery in Ghent last spring."))
     assert out == "You started working at a bakery in Ghent last spring.", out
+    out = reply(HumanMessage("Forget that I work at the bakery."))
+    assert out == "I'll treat that as no longer true.", out
 
 
 def test_a_how_to_question_with_nothing_in_context_gets_general_advice_from_the_question():
