@@ -968,14 +968,14 @@ def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
 
     def render(prev: list[_Item], cur: list[_Item]) -> str:
         rest = _render([*prev, *cur])
-        # Identity facts a kept sentence about the user already names are not repeated.
-        about = [
-            i.text()
+        # Identity facts a kept sentence already states are not repeated.
+        stated = {
+            f.value
             for i in [*prev, *cur]
-            if any(f.subject == "user" for f in extract_facts(i.text(), False))
-        ]
-        named = lambda v: any(re.search(rf"\b{re.escape(v)}\b", t, re.I) for t in about)  # noqa: E731
-        head = _identity_clause({k: v for k, v in identity.items() if not named(v)})
+            for f in extract_facts(i.text(), False)
+            if f.subject == "user"
+        }
+        head = _identity_clause({k: v for k, v in identity.items() if v not in stated})
         return _distinct(f"{_sentence(head)} {rest}".strip() if head else rest)
 
     def words(prev: list[_Item], cur: list[_Item]) -> int:
