@@ -824,15 +824,17 @@ def ask_about_all(question: str) -> list[tuple[str, str]]:
 _ADVERB = re.compile(
     r"(?i)^(?:\w+ly|also|just|still|often|usually|always|never|now|currently|recently|mostly|mainly|even)$",
 )
+_WE = r"(?:I|[Ww]e)"
 _PRONOUNS = [
-    (re.compile(r"\bI(?:'m| am)\b"), "User is"),
-    (re.compile(r"\bI(?:'ve| have)\b"), "User has"),
-    (re.compile(r"\bI don't\b|\bI do not\b"), "User does not"),
-    (re.compile(r"\bI'll\b"), "User will"),
-    (re.compile(r"\bI'd\b"), "User would"),
-    (re.compile(r"\b[Mm]y\b"), "User's"),
-    (re.compile(r"\b[Mm]yself\b"), "themselves"),
-    (re.compile(r"(?<=\s)me\b"), "them"),
+    (re.compile(rf"\b{_WE}(?:'m| am|'re| are)\b"), "User is"),
+    (re.compile(rf"\b{_WE}(?:'ve| have)\b"), "User has"),
+    (re.compile(rf"\b{_WE} (?:don't|do not)\b"), "User does not"),
+    (re.compile(rf"\b{_WE}'ll\b"), "User will"),
+    (re.compile(rf"\b{_WE}'d\b"), "User would"),
+    (re.compile(r"\b[Ww]e were\b"), "User was"),
+    (re.compile(r"\b(?:[Mm]y|[Oo]ur)\b"), "User's"),
+    (re.compile(r"\b(?:[Mm]yself|[Oo]urselves)\b"), "themselves"),
+    (re.compile(r"(?<=\s)(?:me|us)\b"), "them"),
 ]
 
 
@@ -898,7 +900,7 @@ def you_to_user(sentence: str, user: str = "the user", verbs: bool = True) -> st
 
 
 def to_third_person(sentence: str) -> str:
-    """Rewrite a user's first-person sentence about themselves: "I work at X" -> "User works at X"."""
+    """A user's sentence (I, we) in the third person: "I love my job" -> "User loves their job"."""
     out = sentence
     for pattern, repl in _PRONOUNS:
         out = pattern.sub(repl, out)
@@ -911,11 +913,12 @@ def to_third_person(sentence: str) -> str:
 
     # "should I start" keeps the base form: "should User start".
     out = re.sub(
-        r"\b((?i:should|can|could|do|did|will|would|may|might|must|shall|to))\s+I\s+(\w+)",
+        rf"\b((?i:should|can|could|do|did|will|would|may|might|must|shall|to))\s+{_WE}\s+(\w+)",
         r"\1 User \2",
         out,
     )
-    out = re.sub(r"\bI\s+([\w']+)(?:\s+([\w']+))?", verb, out)
+    out = re.sub(rf"\b{_WE}\s+([\w']+)(?:\s+([\w']+))?", verb, out)
+    out = re.sub(r"\bUser\b[^.!?]*", lambda m: m[0][:4] + m[0][4:].replace("User's", "their"), out)
     return out[0].upper() + out[1:] if out else out
 
 

@@ -263,7 +263,7 @@ _SMALL_TALK = re.compile(
     r"(?i)^(?:hi|hello|hey|thanks|thank you|you're welcome|sure|ok|okay|great|got it|no problem|cheers|bye|goodbye|nice to meet you|how can i help|happy to help|of course|absolutely|sounds good|will do|understood|noted|good idea|exactly|right|glad|you bet)\b",
 )
 _FILLER = re.compile(
-    r"(?i)\b(?:a|an|the(?! user)|really|very|just|actually|basically|quite|pretty|definitely|um|uh|please|kind of|sort of|i think|currently)\s+",
+    r"(?i)\b(?:(?P<article>a|an|the(?! user))|really|very|just|actually|basically|quite|pretty|definitely|um|uh|please|kind of|sort of|i think|currently)\s+",
 )
 
 
@@ -402,8 +402,10 @@ def _rewrite(speaker: str, sentence: str) -> str:
     return sentence
 
 
-def _telegraphic(sentence: str) -> str:
-    return re.sub(r"\s+", " ", _FILLER.sub("", sentence + " ")).strip()
+def _telegraphic(sentence: str, articles: bool = False) -> str:
+    """Without filler words, and without articles unless `articles`."""
+    text = _FILLER.sub(lambda m: m[0] if articles and m["article"] else "", sentence + " ")
+    return re.sub(r"\s+", " ", text).strip()
 
 
 def _sentence(text: str) -> str:
@@ -634,7 +636,7 @@ def _cut(text: str, n: int) -> str:
 
 
 def _short(text: str) -> str:
-    return _telegraphic(text).rstrip(" .")
+    return _telegraphic(text, articles=True).rstrip(" .")
 
 
 @dataclass
@@ -927,7 +929,7 @@ def _previous_items(previous: str, identity: dict[str, str]) -> list[_Item]:
             continue
         facts = extract_facts(s, False)
         user_facts_ = [f for f in facts if f.subject == "user"]
-        for f in user_facts_:
+        for f in reversed(user_facts_):  # the first sentence wins; in it, "X, but actually Y"
             if f.predicate in SINGLE_VALUED:
                 identity.setdefault(f.predicate, f.value)
         if user_facts_ and _absorbed(s, user_facts_):
@@ -975,7 +977,7 @@ def summarize_dialogue(spec: _Summary, units: list[tuple[str, str]]) -> str:
             if f.subject == "user"
         }
         head = _identity_clause({k: v for k, v in identity.items() if v not in stated})
-        return f"{_sentence(head)} {rest}".strip() if head else rest
+        return _distinct(f"{_sentence(head)} {rest}".strip() if head else rest)
 
     def words(prev: list[_Item], cur: list[_Item]) -> int:
         return _words(render(prev, cur))
@@ -1046,6 +1048,16 @@ def _item_worth(
             - (0.2 if item.topic else 0.0)
         )
     return worth, {id(item): vectors[k] for k, item in enumerate(items)}
+
+
+def _distinct(text: str) -> str:
+    """`text` less each sentence whose content words another says too ("User is a biologist.")."""
+    said = [(s, set(re.findall(r"[\w'-]+", s.lower())) - STOPWORDS) for s in split_sentences(text)]
+    dup = [
+        any(t < u or t == u and j < k for j, (_, u) in enumerate(said))
+        for k, (_, t) in enumerate(said)
+    ]
+    return " ".join(s for (s, _), d in zip(said, dup, strict=True) if not d)
 
 
 def _fit(text: str, budget: int) -> str:
@@ -1303,6 +1315,7 @@ def _dated(statement: Said) -> tuple[str, bool]:
 
 
 _WANTS = (  # the kind of answer a question word asks for, and the entity labels that give it
+    (re.compile(r"^why\b", re.I), {"because"}),  # a reason clause
     (re.compile(r"\bname\b|\bcalled\b", re.I), {"PERSON", "ORG", "PRODUCT", "WORK_OF_ART"}),
     (re.compile(r"^(?:who|whom|whose)\b", re.I), {"PERSON", "ORG", "NORP", "poss"}),
     (re.compile(r"^where\b", re.I), {"GPE", "LOC", "FAC", "ORG", "in", "at", "from", "to"}),
@@ -1337,6 +1350,8 @@ def _gives(sentence: str, labels: set[str], question: str) -> bool:
         found += re.findall(
             r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*[ap]m\b|\bnoon\b|\bmidnight\b", sentence
         )
+    if "because" in labels:
+        found += re.findall(r"(?i)\b(?:because|due to|since(?! \d)|(?<=, )so)\b.+", sentence)
     if "CARDINAL" in labels:
         found += re.findall(
             r"(?i)\b\d[\d,.]*k?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|half|twice|once)\b",
@@ -1597,6 +1612,13 @@ def _answer_part(q: str, before: str, facts: list[Statement], statements: list[S
         return " ".join([*known, *([found] if found else [])])
     if slots:
         return f"I don't know your {PREDICATE_LABELS[slots[0]]} yet - you haven't told me."
+    if re.match(r"why\b", q, re.I):
+        return "I don't know why - nothing I have gives a reason."
+    if _HOW_TO.search(q):  # general advice, the question told back as its topic
+        asked = _to_you(q.strip().rstrip("?.! "))
+        m = re.match(r"(?i)(what|how|which \w+) (?:do|does|(should|can|could|must)) you\b", asked)
+        topic = f"{m[1]} you{' ' + m[2] if m[2] else ''}{asked[m.end() :]}" if m else "that"
+        return f"{_capital(topic)} depends on details I don't have; in general, start small, check each step as you go, and compare the result with what you expect."
     if any(s.first_person for s in statements) or re.search(r"\b(?:i|my|me|mine)\b", q, re.I):
         return "I don't know - you haven't told me."
     return "I don't have information about that in my context."
@@ -1608,10 +1630,9 @@ _TELL_ME = re.compile(
 )
 
 
-def _saved_to_memory(after: Sequence[BaseMessage]) -> bool:
+def _saved_to_memory(after: Sequence[BaseMessage], done: str = "created|updated") -> bool:
     return any(
-        m.type == "tool" and re.match(r"(?:created|updated) memory", message_text(m), re.I)
-        for m in after
+        m.type == "tool" and re.match(rf"(?:{done}) memory", message_text(m), re.I) for m in after
     )
 
 
@@ -1768,12 +1789,9 @@ def _answer(request: Request) -> str:
         ]
         return " ".join(dict.fromkeys(replies))
     if FORGET.search(question):
-        if any(
-            m.type == "tool" and re.match(r"deleted memory", message_text(m), re.I)
-            for m in messages[i + 1 :]
-        ):
-            return "Done - I've deleted that from memory."
-        return "Understood - I'll treat that as no longer true."
+        if _saved_to_memory(messages[i + 1 :], "deleted"):
+            return "I've deleted that from memory."
+        return "I'll treat that as no longer true."
     names = [f.value for f in extract_facts(question, True) if f.predicate == "name"]
     told = [  # the user's own sentences that state something, told back ("you work at X")
         _to_you(_TELL_ME.sub("", _LEADING_COURTESY.sub("", s))).rstrip(".!")
@@ -1782,11 +1800,8 @@ def _answer(request: Request) -> str:
     ]
     named = names and not any(names[-1] in t for t in told)  # else the sentence told says it
     parts = [f"Nice to meet you, {names[-1]}!" if named else "Nice to meet you!"] if names else []
-    parts += [_capital(f"{'; '.join(told)}.")] if told else []  # told back, no fixed lead
-    if _saved_to_memory(messages[i + 1 :]):
-        parts.append(
-            "I've saved that to memory." if parts else "Got it - I've saved that to memory."
-        )
+    parts += [_sentence(_capital(t)) for t in told]  # what was said, told back
+    parts += ["I've saved that to memory."] if _saved_to_memory(messages[i + 1 :]) else []
     if parts:
         return " ".join(parts)
     if _GREETING.match(question):

@@ -33,6 +33,7 @@ Prints a table and writes offline_model/benchmarks/results/open_eval.json.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -283,6 +284,15 @@ def table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def source_hash() -> str:
+    """sha256 over the offline model's code and the open sets: the figures in a results file
+    belong to the model and data with this hash (offline_model/tests/test_offline_eval.py)."""
+    digest = hashlib.sha256()
+    for path in sorted([*HERE.glob("*.py"), *DATA.glob("*.jsonl")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "sealed", "both"), default="both")
@@ -298,7 +308,8 @@ def main(argv: list[str] | None = None) -> int:
         args.out = OUT if args.memories == "extracted" else OUT.with_name("open_eval_gold.json")
     if args.limit is None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"results": results}, indent=1) + "\n")
+        record = {"source_sha256": source_hash(), "results": results}
+        args.out.write_text(json.dumps(record, indent=1) + "\n")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

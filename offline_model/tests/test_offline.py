@@ -339,6 +339,11 @@ def test_fact_rules_and_third_person_rewrite():
         to_third_person("I really like Go and I have two cats.")
         == "User really likes Go and User has two cats."
     )
+    # "we" and "our" speak for the user; the user named once, "their" after
+    assert (
+        to_third_person("We brew our own cider, and I'm selling my first batch.")
+        == "User brews their own cider, and User is selling their first batch."
+    )
     assert entities("Sounds good. We asked Bob about gpt-4o and FAISS.") == [
         "Bob",
         "gpt-4o",

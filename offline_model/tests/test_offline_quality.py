@@ -56,6 +56,21 @@ def test_dialogue_summary_drops_greetings_acks_questions_and_the_instruction():
     assert not re.search(r"\bUser (?:work|begin|live)\b|\byou\b", out), out
 
 
+def test_dialogue_summary_is_third_person_sentences_each_said_once():
+    out = reply(
+        HumanMessage(
+            "Hi! I'm Tove, a glassblower opening a studio. Where should I start with pricing?"
+        ),
+        AIMessage("Welcome, Tove! Start with the cost of the gas and the glass per piece."),
+        HumanMessage("We sell our vases at a weekend market in the old town."),
+        AIMessage("Good. Markets favour a few clear price points."),
+        HumanMessage("Summarize the conversation above in at most 60 words."),
+    )
+    assert "User sells their vases at a weekend market in the old town." in out, out  # we, our
+    assert "User is Tove, a glassblower opening a studio." in out, out  # articles kept
+    assert out.count("glassblower") == 1, out  # "User is a glassblower." said it again
+
+
 def test_instruction_in_the_system_prompt_does_not_leak():
     out = reply(
         SystemMessage(
@@ -362,6 +377,31 @@ def test_every_part_of_a_question_is_answered():
 def test_a_statement_is_acknowledged_in_the_users_own_words():
     out = reply(HumanMessage("We moved the start to 01:30 UTC last week."))
     assert out == "You moved the start to 01:30 UTC last week.", out
+    # told back as a plain sentence, without a fixed prefix
+    out = reply(HumanMessage("I started working at a bakery in Ghent last spring."))
+    assert out == "You started working at a bakery in Ghent last spring.", out
+    out = reply(HumanMessage("Forget that I work at the bakery."))
+    assert out == "I'll treat that as no longer true.", out
+
+
+def test_a_how_to_question_with_nothing_in_context_gets_general_advice_from_the_question():
+    system = SystemMessage("You are a helpful assistant.")
+    out = reply(system, HumanMessage("How do I repot an orchid without hurting its roots?"))
+    assert out.startswith("How you repot an orchid without hurting its roots depends on"), out
+    assert "in general" in out and "don't know -" not in out, out
+    # a question about the user's own facts still says it does not know
+    out = reply(system, HumanMessage("What is my cat called?"))
+    assert "don't know" in out, out
+
+
+def test_why_is_answered_with_the_reason_clause_or_not_at_all():
+    said = "Context:\nThe ferry to Vis was cancelled on Friday. The harbour closed at noon."
+    question = HumanMessage("Why was the ferry to Vis cancelled?")
+    out = reply(SystemMessage(said), question)
+    assert out.startswith("I don't know why"), out
+    said += " The ferry to Vis was cancelled because a storm hit the coast."
+    out = reply(SystemMessage(said), question)
+    assert "because a storm hit the coast" in out, out
 
 
 def session(day: str, *said: str) -> list:

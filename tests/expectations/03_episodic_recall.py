@@ -13,7 +13,9 @@ cutoff depends on the embedding model, so it is pinned here, not asserted there.
 Whether the model applies a recalled lesson is the chat model's skill, not the memory's, so the
 notebook records the share of lesson words in the answer and this file pins it for the offline
 model: it answers a how-to question from the closest worked example's lesson, word for word
-(share 1.0 with recall, 0.0 without, since 2026-11-29). A model that paraphrases the lesson
+(share 1.0 with recall, since 2026-11-29). Without recall it gives general advice around the
+question's own words (since 2026-12-02, issue #24 item 1: it said "I don't know" before, where a
+real model gives generic advice), which shares "check" and "before" with the lesson: 0.2. A model that paraphrases the lesson
 applies it with a lower share. Measured 2026-12-01 on all three variants: the openai figures equal
 the offline ones (the extraction reaches the server as a strict json_schema response_format, now
 without minLength), and the reworded run recorded the same figures except 395 prompt tokens with
@@ -41,7 +43,7 @@ EXPECT = {
     "repeat_task_recalls_extracted_episode": ("true",),
     "prompt_tokens_without_recall": ("<=", 30),
     "prompt_tokens_with_recall": ("between", 200, 900),
-    "lesson_share_without_recall": ("==", 0.0),
+    "lesson_share_without_recall": ("==", 0.2),
     "lesson_share_with_recall": ("==", 1.0),
     "lesson_in_answer_with_recall": ("true",),
 }

@@ -12,16 +12,16 @@ call_refunds unanswered and the prompt it returns starts with the orphan result.
 
 The offline model's part, pinned here and recorded (not asserted) by the notebook:
 - the summaries: turn-1 facts (Priya Raman, Northwind Labs) kept in the turn-11, resumed and
-  turn-50 rotation summaries; 85 words at turn 11; 2 of the last ten turns' 5 facts at turn 50
+  turn-50 rotation summaries; 93 words at turn 11; 1 of the last ten turns' 5 facts at turn 50
   (since 2026-12-01 the summarizer drops whole sentences by worth - centrality, facts about the
   user, unique names and numbers, decisions - instead of shrinking old ones to a keyword list, so
   it keeps more early facts and fewer late ones; the rewording server's summarizer dropped
   Northwind Labs by turn 50);
 - the agent with search_runbook: 5 tool-call groups, 3 compressions, 2 of which a naive last-2
   cut would have orphaned a ToolMessage (a model that calls the tool on other turns moves these);
-- the 50-turn comparison: tiktoken prompt tokens at turn 50 (full 1331, trim 392, LangMem 147,
-  rotation 222), LangMem's 4 summarization calls and its summarized_messages copy (103 stored
-  messages), earlier facts still in the last prompt (full 35 of 35, trim 9, LangMem 9, rotation
+- the 50-turn comparison: tiktoken prompt tokens at turn 50 (full 1325, trim 392, LangMem 158,
+  rotation 226), LangMem's 4 summarization calls and its summarized_messages copy (104 stored
+  messages), earlier facts still in the last prompt (full 35 of 35, trim 9, LangMem 10, rotation
   14), and which answers to "what's my name, which company?" state both facts (whole words in a
   sentence that does not say "I don't know": since 2026-12-01, issue #26, the reply "I don't know
   your name before Priya Raman - you haven't told me. You work at Northwind Labs." fails it; the
@@ -30,6 +30,12 @@ The offline model's part, pinned here and recorded (not asserted) by the noteboo
   context:" lead-in and acknowledge a statement in the user's own words, so every reply's tokens
   changed, and with them where LangMem's token-triggered summarization and trim_messages' window
   fall.
+  Re-pinned 2026-12-02 (#26 item 6): summaries are third-person sentences with their articles
+  ("User stores the raw files in an S3 bucket", was "We store raw files in S3 bucket"), so each
+  sentence is longer: the turn-11 summary 85 -> 93 words, the turn-50 rotation summary keeps one
+  late fact (the post-migration review) where it kept two, and the longer replies move where
+  LangMem's token-triggered summarization falls (104 stored messages, 10 earlier facts in its
+  last prompt).
 """
 
 EXPECT = {
@@ -38,7 +44,7 @@ EXPECT = {
     "demo_max_prompt_messages": ("==", 10),  # 8 + the new user turn + the system message
     "demo_summary_calls": ("==", 2),  # turns 5 and 9
     "demo_turn11_summary_has_turn1_facts": ("true",),
-    "demo_summary_words": ("between", 80, 90),  # 85; asked for at most 120
+    "demo_summary_words": ("between", 88, 98),  # 93; asked for at most 120
     # tool-call groups
     "naive_tail_starts_with_orphan": ("true",),
     "split_tail_starts_with_orphan": ("false",),
@@ -54,11 +60,11 @@ EXPECT = {
     "langmem_messages_in_state_turn50": ("==", 100),  # langmem#101: nothing deleted
     "rotation_messages_in_state_turn50": ("==", 4),
     "rotation_max_stored_messages": ("<=", 8),
-    "langmem_stored_messages_turn50": ("==", 103),  # plus the summarized_messages copy
-    "full_prompt_tokens_turn50": ("between", 1270, 1400),  # 1331
+    "langmem_stored_messages_turn50": ("==", 104),  # plus the summarized_messages copy
+    "full_prompt_tokens_turn50": ("between", 1270, 1400),  # 1325
     "trim_prompt_tokens_turn50": ("between", 360, 400),  # 392; the window is 400
-    "langmem_prompt_tokens_turn50": ("between", 135, 160),  # 147
-    "rotation_prompt_tokens_turn50": ("between", 210, 235),  # 222
+    "langmem_prompt_tokens_turn50": ("between", 140, 170),  # 158
+    "rotation_prompt_tokens_turn50": ("between", 210, 240),  # 226
     "full_summary_calls": ("==", 0),
     "trim_summary_calls": ("==", 0),
     "langmem_summary_calls": ("==", 4),
@@ -77,7 +83,7 @@ EXPECT = {
     "rotation_earlier_facts_in_prompt_turn50": ("==", 14),
     # the rotation summary at turn 50 keeps turn 1 and lets the last ten turns in
     "rotation_summary_turn50_has_turn1_facts": ("true",),
-    "rotation_summary_turn50_late_facts": ("==", 2),
+    "rotation_summary_turn50_late_facts": ("==", 1),
     # restart from SQLite
     "resumed_messages": ("==", 6),
     "resumed_state_matches_saved": ("true",),
