@@ -1543,10 +1543,10 @@ def corrected(text: str) -> str:
         return "num" if t.like_num else "name" * (t.text.istitle() and t.pos_ in ("PROPN", "NOUN"))
 
     doc = _doc(text)
-    for m in doc[1:-1]:
+    for m in (m for m in doc[1:-1] if m.lower_ in _OOPS and doc[m.i - 1].is_punct):
         new = next(t for t in doc[m.i + 1 :] if t.i + 1 == len(doc) or doc[t.i + 1].is_punct)
         old = [t for t in doc[: m.i] if kind(t) == kind(new) != ""]
-        if m.lower_ in _OOPS and doc[m.i - 1].is_punct and old and not new.is_punct:
+        if old and not new.is_punct:
             at = old[-1].idx
             said = text[:at] + new.text + text[at + len(old[-1]) : doc[m.i - 1].idx]
             return corrected(said.rstrip() + text[new.idx + len(new) :])
