@@ -116,7 +116,7 @@ class ResearchState(TypedDict):
     status: str  # new | researching | enough_evidence | out_of_iterations | exhausted | done
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [14]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [9]: edit it there, then `make sync`.
 class Grade(BaseModel):
     """Whether one document helps answer the question."""
 
@@ -221,7 +221,7 @@ ANSWER_PROMPT = (
 )
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [14]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [9]: edit it there, then `make sync`.
 def grader_messages(question: str, doc: dict) -> list:
     """The grading prompt for one document, its [id] and title included."""
     check_str(question, "question")
@@ -278,7 +278,7 @@ def check_research_args(
     return model
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [15]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [10]: edit it there, then `make sync`.
 def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]:
     """(question, doc) -> (relevant, reason): a structured Grade if the model has it, else yes/no text."""
     check_chat_model(model)
@@ -300,7 +300,7 @@ def make_grader(model: BaseChatModel) -> Callable[[str, dict], tuple[bool, str]]
     return grade_doc
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [17]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [12]: edit it there, then `make sync`.
 def make_plan(min_evidence: int) -> Callable[[ResearchState], dict]:
     """The plan node: search the first part of the question that has too little evidence."""
     check_int(min_evidence, "min_evidence", minimum=1)
@@ -318,7 +318,7 @@ def make_plan(min_evidence: int) -> Callable[[ResearchState], dict]:
     return plan
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [18]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [12]: edit it there, then `make sync`.
 def make_retrieve(index: CorpusIndex, k: int) -> Callable[[ResearchState], dict]:
     """The retrieve node: the top k unseen documents for current_query."""
     _check_retrieve_args(index, k)
@@ -326,14 +326,14 @@ def make_retrieve(index: CorpusIndex, k: int) -> Callable[[ResearchState], dict]
     def retrieve(state: ResearchState) -> dict:
         seen = [d["id"] for d in state.get("retrieved_docs") or []]
         hits = index.search(state["current_query"], k=k, exclude=seen)
-        note = f"retrieve: {len(hits)} new documents {[h['id'] for h in hits]}"
         ids = [h["id"] for h in hits]
+        note = f"retrieve: {len(hits)} new documents {ids}"
         return {"retrieved_docs": hits, "sources_consulted": ids, "reasoning_notes": [note]}
 
     return retrieve
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [19]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [13]: edit it there, then `make sync`.
 def grade_new_docs(state: ResearchState, grader: Callable) -> list[dict]:
     """Verdicts on the documents not graded yet: superseded ones by metadata, the rest by the grader."""
     query = state["current_query"]
@@ -350,7 +350,7 @@ def grade_new_docs(state: ResearchState, grader: Callable) -> list[dict]:
     return verdicts
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [20]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [13]: edit it there, then `make sync`.
 def next_status(
     state: ResearchState, verdicts: list[dict], min_evidence: int, max_iterations: int
 ) -> str:
@@ -366,7 +366,7 @@ def next_status(
     return "researching"
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [21]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [13]: edit it there, then `make sync`.
 def make_grade(grader: Callable, min_evidence: int, max_iterations: int) -> Callable:
     """The grade node: grade the new documents, count the round, set status."""
     _check_grade_args(grader, min_evidence, max_iterations)
@@ -384,13 +384,13 @@ def make_grade(grader: Callable, min_evidence: int, max_iterations: int) -> Call
     return grade
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [20]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [13]: edit it there, then `make sync`.
 def route_after_grade(state: ResearchState) -> str:
     """The edge after grade: 'plan' while researching, else 'answer'."""
     return "plan" if state["status"] == "researching" else "answer"
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [22]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [14]: edit it there, then `make sync`.
 def make_synthesize(model: BaseChatModel) -> Callable[[ResearchState], dict]:
     """The synthesize node: a cited answer from the kept documents, the only message a run adds."""
     check_chat_model(model)
@@ -410,7 +410,7 @@ def make_synthesize(model: BaseChatModel) -> Callable[[ResearchState], dict]:
     return synthesize
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [26]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [18]: edit it there, then `make sync`.
 def review(state: ResearchState) -> dict:
     """The review node: pause for a human to approve the kept evidence or drop some of it."""
     kept = [d["id"] for d in kept_docs(state)]
@@ -426,7 +426,7 @@ def review(state: ResearchState) -> dict:
     return {"graded_docs": verdicts, "reasoning_notes": [note]}
 
 
-# Saved from notebooks/02_working_scratchpad.ipynb, In [23]: edit it there, then `make sync`.
+# Saved from notebooks/02_working_scratchpad.ipynb, In [15]: edit it there, then `make sync`.
 def build_research_graph(
     index, model, *, human_review=False, k=4, min_evidence=2, max_iterations=3
 ) -> StateGraph:

@@ -137,6 +137,43 @@ def test_in_place_append_with_add_reducer_duplicates():
     assert dedup["sources"] == ["doc-0", "doc-a", "doc-b"]
 
 
+class PlainState(TypedDict):
+    sources: list[str]
+
+
+def _wrong_checkpoints(in_place: bool, durability: str, runs: int = 20) -> int:
+    """Runs, of `runs`, whose checkpoint after node a is not ['doc-0', 'doc-a']: without a reducer,
+    node b's in-place append can reach the checkpoint LangGraph is still writing in the background.
+    Moved from notebook 02 (its Pitfalls section states it)."""
+
+    def make(doc):
+        def node(state):
+            if in_place:
+                state["sources"].append(doc)
+                return {"sources": state["sources"]}
+            return {"sources": [*state["sources"], doc]}  # a new list
+
+        return node
+
+    graph = StateGraph(PlainState).add_sequence([("a", make("doc-a")), ("b", make("doc-b"))])
+    app, wrong = graph.add_edge(START, "a").compile(checkpointer=InMemorySaver()), 0
+    for run in range(runs):
+        cfg = {"configurable": {"thread_id": f"run-{run}"}}
+        app.invoke({"sources": ["doc-0"]}, cfg, durability=durability)
+        after_a = next(s for s in app.get_state_history(cfg) if s.next == ("b",))
+        wrong += after_a.values["sources"] != ["doc-0", "doc-a"]
+    return wrong
+
+
+def test_in_place_edit_rewrites_the_async_checkpoint_and_a_new_list_does_not():
+    assert _wrong_checkpoints(in_place=True, durability="async") >= 1, (
+        "LangGraph no longer lets a node's in-place edit reach the checkpoint being written: "
+        "update notebook 02's Pitfalls"
+    )
+    assert _wrong_checkpoints(in_place=True, durability="sync") == 0
+    assert _wrong_checkpoints(in_place=False, durability="async") == 0
+
+
 def test_history_is_exact_when_nodes_return_new_items():
     app = _two_nodes(AddState, in_place=False)
     for run in range(5):
