@@ -3,8 +3,7 @@
 Provides `Grant` (read and/or write on a namespace prefix), `permits` / `authorize` (the grant
 check on one namespace / a batch of store operations), `ScopedStore` (any store seen by one agent:
 a `PermissionError` naming agent and namespace for anything outside its grants, provenance stamped
-on every write), `provenance` (read those fields back), `put_version` / `versions` (versioned
-keys, an alternative to last-writer-wins), and loaders for the fixtures in data/shared_memory/.
+on every write), `provenance` (read those fields back), and loaders for the fixtures in data/shared_memory/.
 
 Provenance lives in top-level fields of the stored value, so every store can filter on them
 (`filter={"written_by": "reviewer"}`; nested keys are not filterable in InMemoryStore):
@@ -67,6 +66,42 @@ class Grant:
             raise ValueError(f"grant {self.prefix!r} gives neither read nor write")
 
 
+def check_scoped_store(
+    store: BaseStore, agent: str, grants: Mapping[str, Iterable[Grant]], thread_id: str | None
+) -> tuple[Grant, ...]:
+    """ScopedStore's argument checks; returns `agent`'s grants as a tuple."""
+    checks.check_store(store)
+    check_kind(grants, Mapping, "grants", "a dict of agent name -> list of Grants")
+    checks.check_str(agent, "agent")
+    if agent not in grants:
+        raise ValueError(f"unknown agent {agent!r}: grants exist for {sorted(grants)}")
+    own = grants[agent]
+    if isinstance(own, Grant | str | bytes) or not isinstance(own, Iterable):
+        raise TypeError(
+            f"grants[{agent!r}] must be a list of Grants, got {type(own).__name__}: {own!r}; "
+            f"write [{own!r}] for a single grant"
+        )
+    own = tuple(own)
+    for g in own:
+        if not isinstance(g, Grant):
+            raise TypeError(f"agent {agent!r}: {g!r} is not a Grant")
+    if thread_id is not None:
+        checks.check_str(thread_id, "thread_id")
+    return own
+
+
+def check_ops(ops: Iterable[Op]) -> list[Op]:
+    """The operations of a ScopedStore batch as a list; TypeError for an unsupported operation
+    or a put whose value is not a dict."""
+    ops = list(ops)
+    for op in ops:
+        if not isinstance(op, PutOp | GetOp | SearchOp | ListNamespacesOp):
+            raise TypeError(f"unsupported store operation {op!r}")
+        if isinstance(op, PutOp) and op.value is not None and not isinstance(op.value, dict):
+            raise TypeError(f"value for key {op.key!r} must be a dict, got {op.value!r}")
+    return ops
+
+
 # Saved from notebooks/05_cross_agent_memory.ipynb, In [10]: edit it there, then `make sync`.
 def permits(grants: Sequence[Grant], namespace: tuple[str, ...], action: str) -> bool:
     """True if one of `grants` lets its holder `action` ("read" or "write") `namespace`."""
@@ -113,27 +148,8 @@ class ScopedStore(BaseStore):
         grants: Mapping[str, Iterable[Grant]],
         thread_id: str | None = None,
     ):
-        checks.check_store(store)
-        check_kind(grants, Mapping, "grants", "a dict of agent name -> list of Grants")
-        checks.check_str(agent, "agent")
-        if agent not in grants:
-            raise ValueError(f"unknown agent {agent!r}: grants exist for {sorted(grants)}")
-        own = grants[agent]
-        if isinstance(own, Grant | str | bytes) or not isinstance(own, Iterable):
-            raise TypeError(
-                f"grants[{agent!r}] must be a list of Grants, got {type(own).__name__}: {own!r}; "
-                f"write [{own!r}] for a single grant"
-            )
-        own = tuple(own)
-        for g in own:
-            if not isinstance(g, Grant):
-                raise TypeError(f"agent {agent!r}: {g!r} is not a Grant")
-        if thread_id is not None:
-            checks.check_str(thread_id, "thread_id")
-        self.store = store
-        self.agent = agent
-        self.grants = own
-        self.thread_id = thread_id
+        self.grants = check_scoped_store(store, agent, grants, thread_id)  # this agent's grants
+        self.store, self.agent, self.thread_id = store, agent, thread_id
         self.supports_ttl = store.supports_ttl
         self.ttl_config = getattr(store, "ttl_config", None)
 
@@ -147,14 +163,6 @@ class ScopedStore(BaseStore):
     def can_write(self, namespace: tuple[str, ...]) -> bool:
         """True if a grant lets this agent write (put or delete) in `namespace`."""
         return permits(self.grants, namespace, "write")
-
-    def _authorize(self, ops: Sequence[Op]) -> None:
-        for op in ops:
-            if not isinstance(op, PutOp | GetOp | SearchOp | ListNamespacesOp):
-                raise TypeError(f"unsupported store operation {op!r}")
-            if isinstance(op, PutOp) and op.value is not None and not isinstance(op.value, dict):
-                raise TypeError(f"value for key {op.key!r} must be a dict, got {op.value!r}")
-        authorize(self.agent, self.grants, ops)
 
     def _source_thread(self) -> str | None:
         if self.thread_id is not None:
@@ -182,6 +190,8 @@ class ScopedStore(BaseStore):
                     "previous_writer": old.value.get("written_by") if old else None,
                 }
                 op = PutOp(op.namespace, op.key, value, index=op.index, ttl=op.ttl)
+            elif isinstance(op, ListNamespacesOp):  # list everything, filter in _narrow
+                op = ListNamespacesOp(op.match_conditions, None, limit=_LIST_ALL, offset=0)
             stamped.append(op)
         return stamped
 
@@ -192,12 +202,6 @@ class ScopedStore(BaseStore):
             for op in ops
             if isinstance(op, PutOp) and op.value is not None
         ]
-
-    @staticmethod
-    def _widen(op: Op) -> Op:
-        if isinstance(op, ListNamespacesOp):
-            return ListNamespacesOp(op.match_conditions, None, limit=_LIST_ALL, offset=0)
-        return op
 
     def _narrow(self, ops: Sequence[Op], results: list[Result]) -> list[Result]:
         out = []
@@ -212,20 +216,18 @@ class ScopedStore(BaseStore):
         return out
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        ops = list(ops)
-        self._authorize(ops)
+        ops = check_ops(ops)  # TypeError for an unknown operation or a value that is not a dict
+        authorize(self.agent, self.grants, ops)  # the whole batch, before anything runs
         gets = self._previous_ops(ops)
         previous = self.store.batch(gets) if gets else []
-        stamped = [self._widen(op) for op in self._stamp(ops, previous)]
-        return self._narrow(ops, self.store.batch(stamped))
+        return self._narrow(ops, self.store.batch(self._stamp(ops, previous)))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        ops = list(ops)
-        self._authorize(ops)
+        ops = check_ops(ops)
+        authorize(self.agent, self.grants, ops)
         gets = self._previous_ops(ops)
         previous = await self.store.abatch(gets) if gets else []
-        stamped = [self._widen(op) for op in self._stamp(ops, previous)]
-        return self._narrow(ops, await self.store.abatch(stamped))
+        return self._narrow(ops, await self.store.abatch(self._stamp(ops, previous)))
 
 
 def provenance(item: Item) -> dict:
@@ -236,32 +238,6 @@ def provenance(item: Item) -> dict:
     if missing:
         raise ValueError(f"item {item.namespace!r}/{item.key!r} has no provenance fields {missing}")
     return {f: item.value[f] for f in PROVENANCE_FIELDS}
-
-
-def versions(store: BaseStore, namespace: tuple[str, ...], key: str) -> list[Item]:
-    """Every version written by put_version for `key`, oldest first."""
-    checks.check_store(store)
-    namespace = check_namespace(namespace)
-    if "@v" in checks.check_str(key, "key"):
-        raise ValueError(f"key must be a non-empty str without '@v', got {key!r}")
-    found = []
-    offset = 0
-    while page := store.search(namespace, filter={"version_of": key}, limit=100, offset=offset):
-        found.extend(i for i in page if i.namespace == namespace)
-        offset += len(page)
-    return sorted(found, key=lambda i: i.value["version"])
-
-
-def put_version(store: BaseStore, namespace: tuple[str, ...], key: str, value: dict) -> str:
-    """Write `value` as a new version `key@vN` instead of replacing `key`; return the new key."""
-    checks.check_store(store)
-    namespace = check_namespace(namespace)
-    check_kind(value, dict, "value", "a dict")
-    existing = versions(store, namespace, key)
-    n = existing[-1].value["version"] + 1 if existing else 1
-    new_key = f"{key}@v{n}"
-    store.put(namespace, new_key, {**value, "version_of": key, "version": n})
-    return new_key
 
 
 MEMORY_KINDS = ("user", "shared", "private")

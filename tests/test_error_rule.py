@@ -441,8 +441,6 @@ OVERRIDES = {
     "memlib.scratchpad.evidence_per_aspect": {"state": lambda tmp: _research_state()},
     "memlib.scratchpad.review": {"state": lambda tmp: _research_state()},
     "memlib.semantic.format_memory_section": {"profile": lambda tmp: None},
-    "memlib.shared_memory.put_version": {"key": lambda tmp: "k"},
-    "memlib.shared_memory.versions": {"key": lambda tmp: "k"},
     "memlib.shared_memory.permits": {
         "grants": lambda tmp: [memlib.shared_memory.Grant(("shared",))],
         "namespace": lambda tmp: ("shared",),

@@ -28,8 +28,6 @@ from memlib.shared_memory import (
     load_shared_memories,
     load_sources,
     provenance,
-    put_version,
-    versions,
 )
 
 EMB = MiniLMEmbeddings()
@@ -277,28 +275,6 @@ def test_stamped_fields_are_not_embedded():
 # --- versioned keys -------------------------------------------------------------------------
 
 
-def test_put_version_keeps_every_writer(base):
-    researcher = ScopedStore(base, "researcher", GRANTS)
-    reviewer = ScopedStore(base, "reviewer", GRANTS)
-    assert put_version(researcher, FINDINGS, "cause", {"text": "pool of 20 ran out"}) == "cause@v1"
-    assert (
-        put_version(reviewer, FINDINGS, "cause", {"text": "fraud checks were slow"}) == "cause@v2"
-    )
-    put_version(researcher, FINDINGS, "other", {"text": "unrelated"})
-    history = versions(base, FINDINGS, "cause")
-    assert [(i.key, i.value["written_by"]) for i in history] == [
-        ("cause@v1", "researcher"),
-        ("cause@v2", "reviewer"),
-    ]
-    with pytest.raises(ValueError, match="key"):
-        versions(base, FINDINGS, "cause@v1")
-    with pytest.raises(TypeError, match="dict"):
-        put_version(reviewer, FINDINGS, "cause", "text")
-    with pytest.raises(PermissionError):
-        put_version(ScopedStore(base, "writer", GRANTS), FINDINGS, "cause", {"text": "x"})
-    assert len(versions(base, FINDINGS, "cause")) == 2
-
-
 # --- a property: a view never changes what its grants do not cover ---------------------------
 
 LABELS = st.sampled_from(["org", "acme", "globex", "shared", "users", "ben"])
@@ -422,26 +398,3 @@ def test_bad_input_provenance():
         provenance({"text": "not an item"})
     with pytest.raises(TypeError, match="None"):
         provenance(None)
-
-
-def test_bad_input_put_version():
-    store = InMemoryStore()
-    with pytest.raises(TypeError, match="NoneType"):
-        put_version(None, FINDINGS, "topic", {"text": "x"})
-    with pytest.raises(TypeError, match="'findings'"):
-        put_version(store, "findings", "topic", {"text": "x"})
-    with pytest.raises(ValueError, match="'topic@v2'"):
-        put_version(store, FINDINGS, "topic@v2", {"text": "x"})
-    with pytest.raises(TypeError, match="'text only'"):
-        put_version(store, FINDINGS, "topic", "text only")
-    assert store.search(FINDINGS) == []  # nothing written
-
-
-def test_bad_input_versions():
-    store = InMemoryStore()
-    with pytest.raises(TypeError, match="NoneType"):
-        versions(None, FINDINGS, "topic")
-    with pytest.raises(ValueError, match="''"):
-        versions(store, FINDINGS, "")
-    with pytest.raises(TypeError, match="'org'"):
-        versions(store, "org", "topic")

@@ -14,7 +14,7 @@ its zeros check that the namespaces were written where the prefixes look. The ot
 are what the notebook teaches, so they have floors. "found" depends on the embedding model: it is
 pinned here (MiniLM, the embeddings of all three test variants), not asserted in the notebook.
 
-Section 6 runs three chat-model calls (researcher summary, writer draft, reviewer grade). The
+Section 5 runs three chat-model calls (researcher summary, writer draft, reviewer grade). The
 notebook asserts only that the researcher's finding is among the writer's top-3 sources; with the
 offline model it is the first source, at cosine 0.723 (0.708 on the rewording server).
 
@@ -52,15 +52,12 @@ EXPECT = {
     "leaks_other_agent_org_agent_user": ("==", 0),
     "leaks_other_org_org_agent_user": ("==", 0),
     "found_org_agent_user": ("==", 14),
-    # grants, agents, provenance, conflicts (bad input: tests/test_shared_memory.py)
-    "permission_denials": ("==", 3),
+    # agents, provenance (refusals, overwrites, bad input: tests/test_shared_memory.py)
     "finding_in_writer_sources": ("true",),
     "reader_found_writer_finding": ("true",),  # first source, with the offline model's finding
     "finding_score": ("between", 0.70, 0.75),  # 0.723 with the offline model's finding
     "provenance_fields_present": ("true",),
-    "items_with_provenance": ("==", 4),
-    "conflict_revision": ("==", 2),
-    "versions_kept": ("==", 2),
+    "items_with_provenance": ("==", 3),  # finding, draft, feedback
 }
 
 # The OpenAI client path gives the same figures: the server answers with the offline model and
@@ -68,10 +65,18 @@ EXPECT = {
 OPENAI_DIFFERENCES: dict[str, str] = {}
 
 # The technique written in the cells (tests/test_notebook_code.py): the grant check (`permits`,
-# `authorize`, saved to memlib.shared_memory) and the three agents' nodes, run against
+# `authorize`, `ScopedStore`, saved to memlib.shared_memory) and the three agents' nodes, run against
 # ScopedStore views of one store; the reviewer grades with structured output.
 TECHNIQUE = {
-    "defines": ["permits", "authorize", "research", "write", "review_draft", "build"],
+    "defines": [
+        "permits",
+        "authorize",
+        "ScopedStore",
+        "research",
+        "write",
+        "review_draft",
+        "run_agent",
+    ],
     "calls": [
         "authorize",
         "ScopedStore",
@@ -81,6 +86,5 @@ TECHNIQUE = {
         "search",
         "with_structured_output",
         "provenance",
-        "put_version",
     ],
 }
