@@ -460,3 +460,41 @@ def test_store_manager_refuses_an_integer_user_id_and_str_fixes_it():
     manager.invoke(said, config={"configurable": {"user_id": "42"}})
     stored = [fact_text(i) for i in store.search(namespace_for(FACTS_NAMESPACE, "42"))]
     assert any("Porto" in text for text in stored), stored
+
+
+def test_store_manager_consolidates_in_a_full_collection():
+    """04's former section 6, moved here: among 120 planted facts, a statement that contradicts one
+    record (a move, a renamed dog, a retracted allergy) changes that record and nothing else. It
+    needs the manager's search to bring the record into its `query_limit` candidates and the model
+    to pick it (the offline model's subject + predicate slots; deliberate traps: the user's mother
+    also "lives in" a city, "no longer" is a retraction)."""
+    from langmem import create_memory_store_manager
+
+    from offline_model import OfflineChatModel
+
+    store, ns = make_store("faiss"), namespace_for(FACTS_NAMESPACE, "ana")
+    for f in load_background_facts():
+        store.put(ns, f["id"], fact_item(f["subject"], f["predicate"], f["object"]))
+    store.put(ns, "home", fact_item("User", "lives in", "Porto"))
+    manager = create_memory_store_manager(
+        OfflineChatModel(),
+        schemas=[Fact],
+        enable_deletes=True,
+        namespace=FACTS_NAMESPACE,
+        store=store,
+    )
+    for text, target, word in [
+        ("I moved to Braga last month.", "home", "braga"),
+        ("My dog is now called Pixel.", "f001", "pixel"),
+        ("I'm no longer allergic to peanuts.", "f004", None),  # None: deleted
+    ]:
+        before = {i.key: fact_text(i) for i in store.search(ns, limit=1000)}
+        manager.invoke(
+            {"messages": [HumanMessage(text)]}, config={"configurable": {"user_id": "ana"}}
+        )
+        after = {i.key: fact_text(i) for i in store.search(ns, limit=1000)}
+        changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+        assert changed == {target}, (text, changed)
+        assert target not in after if word is None else word in after[target].lower(), after.get(
+            target
+        )
