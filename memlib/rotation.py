@@ -618,7 +618,6 @@ def format_table(
     return "\n".join(line.rstrip() for line in lines)
 
 
-# Saved from notebooks/06_summary_rotation.ipynb, In [29]: edit it there, then `make sync`.
 def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "keep_latest"):
     """Keep only the latest checkpoint of each thread (LangGraph's `prune` API, on every saver)."""
     from langgraph.checkpoint.memory import InMemorySaver
@@ -643,7 +642,6 @@ def prune_history(checkpointer, thread_ids: Iterable[str], *, strategy: str = "k
         sqlite_scrub(conn)  # the pruned rows' bytes: out of the write-ahead log too
 
 
-# Saved from notebooks/06_summary_rotation.ipynb, In [29]: edit it there, then `make sync`.
 def _prune_sqlite(saver, thread_ids: list[str]) -> None:
     with saver.cursor(transaction=True) as cur:
         for thread_id in thread_ids:
@@ -661,7 +659,6 @@ def _prune_sqlite(saver, thread_ids: list[str]) -> None:
             )
 
 
-# Saved from notebooks/06_summary_rotation.ipynb, In [29]: edit it there, then `make sync`.
 def _prune_memory(saver, thread_ids: list[str]) -> None:
     for thread_id in thread_ids:
         kept_blobs = set()
