@@ -284,7 +284,7 @@ def _trim_walking_back(messages, head, rest, latest, max_tokens, counter: TokenC
     return [*head, *rest[cut:]]
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [13]: edit it there, then `make sync`.
+# Saved from notebooks/01_conversation_buffers.ipynb, In [10]: edit it there, then `make sync`.
 def trim_to_budget(
     messages: Sequence[BaseMessage], max_tokens: int, token_counter: TokenCounterFn | None = None
 ) -> list[BaseMessage]:
@@ -360,7 +360,7 @@ class FullBuffer(BufferBase):
     """Keeps every message: the baseline whose prompt grows without bound."""
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [7]: edit it there, then `make sync`.
+# Saved from notebooks/01_conversation_buffers.ipynb, In [6]: edit it there, then `make sync`.
 class SlidingWindowBuffer(BufferBase):
     """System prompt pinned, plus the last `max_turns` turns or at most `max_messages` messages
     (cut only at turn starts, so one tool-heavy turn may exceed `max_messages`)."""
@@ -389,7 +389,7 @@ class SlidingWindowBuffer(BufferBase):
         return candidate[cut:]
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [8]: edit it there, then `make sync`.
+# Saved from notebooks/01_conversation_buffers.ipynb, In [6]: edit it there, then `make sync`.
 class TokenTrimBuffer(BufferBase):
     """System prompt plus the most recent whole turns whose real token count fits `max_tokens`."""
 
@@ -438,7 +438,7 @@ def _check_summary_args(model, max_tokens, summary_words, keep_tokens, summary_p
     return keep_tokens
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [9]: edit it there, then `make sync`.
+# Saved from notebooks/01_conversation_buffers.ipynb, In [7]: edit it there, then `make sync`.
 def summarize_messages(
     model: BaseChatModel, instructions: str, summary: str, old: Sequence[BaseMessage]
 ) -> str:
@@ -454,7 +454,7 @@ def summarize_messages(
     return text.strip()
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [10]: edit it there, then `make sync`.
+# Saved from notebooks/01_conversation_buffers.ipynb, In [7]: edit it there, then `make sync`.
 def _recent_turns(system, candidate, keep_tokens, max_tokens, counter) -> list[BaseMessage]:
     """What a summary buffer keeps verbatim: the newest whole turns within keep_tokens."""
     starts = turn_starts(candidate)
@@ -467,7 +467,7 @@ def _recent_turns(system, candidate, keep_tokens, max_tokens, counter) -> list[B
     return trim_to_budget([system, *candidate], keep_tokens, counter)[1:]
 
 
-# Saved from notebooks/01_conversation_buffers.ipynb, In [11]: edit it there, then `make sync`.
+# Saved from notebooks/01_conversation_buffers.ipynb, In [8]: edit it there, then `make sync`.
 class SummaryBuffer(BufferBase):
     """Recent turns verbatim; older turns folded into a running summary by the chat model."""
 
@@ -485,13 +485,9 @@ class SummaryBuffer(BufferBase):
         super().__init__(system_prompt, token_counter)
         need = self.counter([self.system])
         _check_budget(max_tokens, need)
-        self.model = model
-        self.max_tokens = max_tokens
-        self.keep_tokens = max(keep, need)
-        self.summary_words = summary_words
-        self.summary_prompt = summary_prompt
-        self.summary = ""
-        self.summaries = 0  # chat-model calls made to fold old turns
+        self.model, self.max_tokens, self.keep_tokens = model, max_tokens, max(keep, need)
+        self.summary_words, self.summary_prompt = summary_words, summary_prompt
+        self.summary, self.summaries = "", 0  # summaries: chat-model calls made to fold old turns
         self._next_summary: str | None = None
 
     def _select(self, candidate):
