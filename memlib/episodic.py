@@ -215,7 +215,6 @@ def recall_episodes(
     return store.search(namespace, query=task, limit=k, filter=recall_filter(type, since))
 
 
-# Saved from notebooks/03_episodic_recall.ipynb, In [17]: edit it there, then `make sync`.
 def _value(episode: Any) -> Mapping:
     if isinstance(episode, Item):  # SearchItem is an Item
         return episode.value
@@ -228,29 +227,31 @@ def _value(episode: Any) -> Mapping:
     )
 
 
-# Saved from notebooks/03_episodic_recall.ipynb, In [17]: edit it there, then `make sync`.
-def format_episodes_as_examples(episodes: Sequence[Any]) -> str:
-    """A system-prompt section presenting episodes as numbered worked examples ('' for none)."""
+def check_episodes(episodes: Sequence[Any]) -> list[Mapping]:
+    """Episodes (store items, Episode models or dicts) as dicts; ValueError naming an empty field."""
     check_items(episodes, "episodes", "a list")
-    if not episodes:
-        return ""
-    blocks = []
-    for i, ep in enumerate(episodes, start=1):
-        v = _value(ep)
+    values = [_value(ep) for ep in episodes]
+    for i, v in enumerate(values, start=1):
         missing = [f for f in EPISODE_FIELDS if not str(v.get(f) or "").strip()]
         if missing:
             raise ValueError(f"episode {i} lacks {missing}: {dict(v)!r}")
-        tags = [str(v["type"])] if v.get("type") else []
-        if v.get("created_at"):
-            tags.append(str(v["created_at"])[:10])  # the date part of the ISO timestamp
-        tags = ", ".join(tags)
+    return values
+
+
+# Saved from notebooks/03_episodic_recall.ipynb, In [17]: edit it there, then `make sync`.
+def format_episodes_as_examples(episodes: Sequence[Any]) -> str:
+    """A system-prompt section presenting episodes as numbered worked examples ('' for none)."""
+    blocks = []
+    for i, v in enumerate(check_episodes(episodes), start=1):  # dicts with every field filled
+        date = str(v.get("created_at") or "")[:10]  # the date part of the ISO timestamp
+        tags = ", ".join(str(tag) for tag in (v.get("type"), date) if tag)
         head = f"### Example {i}" + (f" ({tags})" if tags else "")
         body = "\n".join(f"{f.capitalize()}: {str(v[f]).strip()}" for f in EPISODE_FIELDS)
         blocks.append(f"{head}\n{body}")
-    intro = (
-        "## Worked examples from your past tasks\n"
-        "Reuse what worked and avoid what failed; adapt them to the new task."
-    )
+    if not blocks:
+        return ""
+    intro = "## Worked examples from your past tasks\n"
+    intro += "Reuse what worked and avoid what failed; adapt them to the new task."
     return intro + "\n\n" + "\n\n".join(blocks)
 
 
