@@ -113,10 +113,8 @@ def fact_text(value: Any) -> str:
     return text.strip()
 
 
-# Saved from notebooks/04_semantic_memory.ipynb, In [5]: edit it there, then `make sync`.
-def memory_changes(previous: Mapping[str, Any], result: Sequence[Any]) -> dict[str, list[str]]:
-    """Sort a memory manager's output into inserted, updated, deleted and unchanged ids."""
-    check_kind(previous, Mapping, "previous", "a dict of id -> content")
+def check_manager_result(result: Any) -> list:
+    """A memory manager's output as a list; TypeError naming an item without an id and content."""
     check_items(result, "result", "the list a memory manager returned")
     for i, m in enumerate(result):
         if not (hasattr(m, "id") and hasattr(m, "content")):
@@ -124,6 +122,14 @@ def memory_changes(previous: Mapping[str, Any], result: Sequence[Any]) -> dict[s
                 f"result[{i}] must be an ExtractedMemory (id, content), as a memory manager "
                 f"returns, got {type(m).__name__}: {m!r}"
             )
+    return list(result)
+
+
+# Saved from notebooks/04_semantic_memory.ipynb, In [5]: edit it there, then `make sync`.
+def memory_changes(previous: Mapping[str, Any], result: Sequence[Any]) -> dict[str, list[str]]:
+    """Sort a memory manager's output into inserted, updated, deleted and unchanged ids."""
+    check_kind(previous, Mapping, "previous", "a dict of id -> content")
+    check_manager_result(result)  # TypeError for anything but a memory manager's output
     changes: dict[str, list[str]] = {"inserted": [], "updated": [], "deleted": [], "unchanged": []}
     for m in result:
         mid, content = m.id, m.content
