@@ -66,6 +66,15 @@ class Grant:
             raise ValueError(f"grant {self.prefix!r} gives neither read nor write")
 
 
+def check_grant_query(grants: Sequence[Grant], action: str) -> None:
+    """permits' argument checks: `action` is 'read' or 'write', `grants` a list of Grant."""
+    if action not in ("read", "write"):
+        error = ValueError if isinstance(action, str) else TypeError
+        raise error(f"action must be 'read' or 'write', got {action!r}")
+    if isinstance(grants, str) or not all(isinstance(g, Grant) for g in grants):
+        raise TypeError(f"grants must be a list of Grant, got {grants!r:.80}")
+
+
 def check_scoped_store(
     store: BaseStore, agent: str, grants: Mapping[str, Iterable[Grant]], thread_id: str | None
 ) -> tuple[Grant, ...]:
@@ -105,11 +114,7 @@ def check_ops(ops: Iterable[Op]) -> list[Op]:
 # Saved from notebooks/05_cross_agent_memory.ipynb, In [10]: edit it there, then `make sync`.
 def permits(grants: Sequence[Grant], namespace: tuple[str, ...], action: str) -> bool:
     """True if one of `grants` lets its holder `action` ("read" or "write") `namespace`."""
-    if action not in ("read", "write"):
-        error = ValueError if isinstance(action, str) else TypeError
-        raise error(f"action must be 'read' or 'write', got {action!r}")
-    if isinstance(grants, str) or not all(isinstance(g, Grant) for g in grants):
-        raise TypeError(f"grants must be a list of Grant, got {grants!r:.80}")
+    check_grant_query(grants, action)  # TypeError / ValueError naming a bad action or grant list
     return any(getattr(g, action) and namespace[: len(g.prefix)] == g.prefix for g in grants)
 
 
@@ -152,9 +157,6 @@ class ScopedStore(BaseStore):
         self.store, self.agent, self.thread_id = store, agent, thread_id
         self.supports_ttl = store.supports_ttl
         self.ttl_config = getattr(store, "ttl_config", None)
-
-    def __repr__(self) -> str:
-        return f"ScopedStore(agent={self.agent!r}, grants={len(self.grants)}, store={type(self.store).__name__})"
 
     def can_read(self, namespace: tuple[str, ...]) -> bool:
         """True if a grant lets this agent read `namespace` (and everything under it)."""
