@@ -238,7 +238,7 @@ def check_episodes(episodes: Sequence[Any]) -> list[Mapping]:
     return values
 
 
-# Saved from notebooks/03_episodic_recall.ipynb, In [17]: edit it there, then `make sync`.
+# Saved from notebooks/03_episodic_recall.ipynb, In [16]: edit it there, then `make sync`.
 def format_episodes_as_examples(episodes: Sequence[Any]) -> str:
     """A system-prompt section presenting episodes as numbered worked examples ('' for none)."""
     blocks = []
