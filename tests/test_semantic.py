@@ -498,3 +498,31 @@ def test_store_manager_consolidates_in_a_full_collection():
         assert target not in after if word is None else word in after[target].lower(), after.get(
             target
         )
+
+
+def test_two_writers_in_one_namespace_break_the_store_manager():
+    """04's Pitfalls, moved here: LangMem's hot-path tool writes plain {"content": ...} items and
+    create_memory_store_manager reads {"kind", "content"}, so in one namespace the manager fails
+    on the tool's item with KeyError 'kind'; each writer in its own namespace works. Should
+    upstream start reading both shapes, the first half fails and the notebook's text is due."""
+    from langmem import create_manage_memory_tool, create_memory_store_manager
+
+    from offline_model import OfflineChatModel
+
+    store, config = make_store("faiss"), {"configurable": {"user_id": "ana"}}
+    window = {"action": "create", "content": "User prefers window seats."}
+    said = {"messages": [HumanMessage("I prefer aisle seats now.")]}
+    shared = ("users", "{user_id}", "shared")
+    create_manage_memory_tool(namespace=shared, store=store).invoke(window, config=config)
+    manager = create_memory_store_manager(
+        OfflineChatModel(), schemas=[Fact], namespace=shared, store=store
+    )
+    with pytest.raises(KeyError, match="kind"):
+        manager.invoke(said, config=config)
+    notes = ("users", "{user_id}", "notes")
+    create_manage_memory_tool(namespace=notes, store=store).invoke(window, config=config)
+    manager = create_memory_store_manager(
+        OfflineChatModel(), schemas=[Fact], namespace=FACTS_NAMESPACE, store=store
+    )
+    wrote = [fact_text(p["value"]) for p in manager.invoke(said, config=config) if p["value"]]
+    assert any("aisle" in text for text in wrote), wrote

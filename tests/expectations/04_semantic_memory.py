@@ -66,11 +66,9 @@ EXPECT = {
     "new_thread_answer_location_right": ("true",),
     "new_thread_answer_dog_right": ("true",),
     "other_user_sees_nothing": ("true",),
-    # pitfalls (bad input: tests/test_semantic.py)
-    "kind_keyerror_reproduced": ("true",),
-    # the integer user-id pitfall (langgraph#7427) is reproduced by tests/test_semantic.py since
-    # 2026-12-02 (issue #24, item 4: bad-input demonstrations beyond one per Pitfalls section move
-    # to tests), so the notebook no longer records int_user_id_error_reproduced
+    # pitfalls: both reproduced by tests/test_semantic.py since 2026-12-02 (issue #24, item 4);
+    # the KeyError 'kind' of two writers in one namespace and the integer user id (langgraph#7427),
+    # so the notebook no longer records kind_keyerror_reproduced or int_user_id_error_reproduced
 }
 
 # The openai variant (ChatOpenAI against the local server, MiniLM served over HTTP) records the
@@ -94,7 +92,6 @@ TECHNIQUE = {
     "calls": [
         "create_memory_manager",
         "create_memory_store_manager",
-        "create_manage_memory_tool",
         "search",
         "put",
         "StateGraph",
