@@ -69,7 +69,6 @@ TECHNIQUE = {
         "add_node",
         "add_edge",
         "compile",
-        "InMemorySaver",
-        "from_conn_string",
+        "InMemorySaver",  # SqliteSaver.from_conn_string: notebook 02 (since 2026-12-02)
     ],
 }
