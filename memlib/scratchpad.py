@@ -334,23 +334,6 @@ def make_retrieve(index: CorpusIndex, k: int) -> Callable[[ResearchState], dict]
 
 
 # Saved from notebooks/02_working_scratchpad.ipynb, In [13]: edit it there, then `make sync`.
-def grade_new_docs(state: ResearchState, grader: Callable) -> list[dict]:
-    """Verdicts on the documents not graded yet: superseded ones by metadata, the rest by the grader."""
-    query = state["current_query"]
-    done = {g["id"] for g in state.get("graded_docs") or []}
-    verdicts = []
-    for doc in state.get("retrieved_docs") or []:
-        if doc["id"] in done:
-            continue
-        if is_superseded(doc):
-            relevant, reason = False, f"superseded by [{doc['superseded_by']}]"
-        else:
-            relevant, reason = grader(query, doc)
-        verdicts.append({"id": doc["id"], "relevant": relevant, "reason": reason, "query": query})
-    return verdicts
-
-
-# Saved from notebooks/02_working_scratchpad.ipynb, In [13]: edit it there, then `make sync`.
 def next_status(
     state: ResearchState, verdicts: list[dict], min_evidence: int, max_iterations: int
 ) -> str:
@@ -368,11 +351,21 @@ def next_status(
 
 # Saved from notebooks/02_working_scratchpad.ipynb, In [13]: edit it there, then `make sync`.
 def make_grade(grader: Callable, min_evidence: int, max_iterations: int) -> Callable:
-    """The grade node: grade the new documents, count the round, set status."""
+    """The grade node: grade the documents not graded yet (superseded ones by metadata, the rest
+    by the grader), count the round, set status."""
     _check_grade_args(grader, min_evidence, max_iterations)
 
     def grade(state: ResearchState) -> dict:
-        verdicts = grade_new_docs(state, grader)
+        query, done = state["current_query"], {g["id"] for g in state.get("graded_docs") or []}
+        verdicts = []
+        for doc in [d for d in state.get("retrieved_docs") or [] if d["id"] not in done]:
+            if is_superseded(doc):  # the rule first: a retired document never reaches the grader
+                relevant, reason = False, f"superseded by [{doc['superseded_by']}]"
+            else:
+                relevant, reason = grader(query, doc)
+            verdicts.append(
+                {"id": doc["id"], "relevant": relevant, "reason": reason, "query": query}
+            )
         status = next_status(state, verdicts, min_evidence, max_iterations)
         iteration = state.get("iteration", 0) + 1
         kept = [v["id"] for v in verdicts if v["relevant"]]

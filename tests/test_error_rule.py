@@ -90,7 +90,6 @@ SKIP_CALLABLES = {
     "memlib.procedural.review_version": "approve/reject's shared step, after their checks",
     "memlib.shared_memory.authorize": "ScopedStore.batch's step, on what its constructor checked",
     "memlib.scratchpad.next_status": "a step of make_grade's node, on values make_grade checked",
-    "memlib.scratchpad.grade_new_docs": "a step of make_grade's node, on values make_grade checked",
 }
 
 # (callable or "*", parameter): why it takes any kind of value

@@ -41,7 +41,6 @@ TECHNIQUE = {
         "make_grader",
         "make_plan",
         "make_retrieve",
-        "grade_new_docs",
         "next_status",
         "route_after_grade",
         "make_grade",
