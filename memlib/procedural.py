@@ -277,13 +277,7 @@ def create_prompt(
 
 # Saved from notebooks/08_procedural_memory.ipynb, In [11]: edit it there, then `make sync`.
 def propose_prompt(
-    store: BaseStore,
-    agent: str,
-    text: str,
-    *,
-    feedback: Any,
-    author: str,
-    now: datetime | None = None,
+    store: BaseStore, agent: str, text: str, *, feedback: Any, author: str, now=None
 ) -> PromptVersion:
     """Store a new pending version with its provenance, after the guardrail; the active prompt is unchanged."""
     check_str(text, "text")
@@ -292,8 +286,9 @@ def propose_prompt(
     pointer = read_pointer(store, agent)
     check_prompt(text, pointer["required_variables"], pointer["max_tokens"])
     if text.strip() == pointer["text"].strip():
+        active = pointer["active_version"]
         raise ValueError(
-            f"proposed prompt is the same as active version {pointer['active_version']}; nothing to review"
+            f"proposed prompt is the same as active version {active}; nothing to review"
         )
     n = pointer["latest_version"] + 1
     proposal = PromptVersion(
@@ -330,24 +325,15 @@ def review_version(store, agent, version, reviewer, now, status, note) -> Prompt
 
 # Saved from notebooks/08_procedural_memory.ipynb, In [13]: edit it there, then `make sync`.
 def approve(
-    store: BaseStore,
-    agent: str,
-    version: int,
-    *,
-    reviewer: str,
-    note: str | None = None,
-    now: datetime | None = None,
+    store: BaseStore, agent: str, version: int, *, reviewer: str, note: str | None = None, now=None
 ) -> PromptVersion:
     """Approve a pending version and make it the active prompt."""
     decided = review_version(store, agent, version, reviewer, now, "approved", note)
     pointer = read_pointer(store, agent)
     check_prompt(decided.text, pointer["required_variables"], pointer["max_tokens"])
-    pointer["text"] = decided.text
-    pointer["active_version"] = version
-    pointer["activations"] = [
-        *pointer["activations"],
-        {"version": version, "action": "approve", "by": reviewer, "at": decided.reviewed_at},
-    ]
+    pointer["text"], pointer["active_version"] = decided.text, version
+    move = {"version": version, "action": "approve", "by": reviewer, "at": decided.reviewed_at}
+    pointer["activations"] = [*pointer["activations"], move]
     ns = namespace(agent)
     store.batch([PutOp(ns, version_key(version), asdict(decided)), PutOp(ns, POINTER_KEY, pointer)])
     return decided
@@ -355,13 +341,7 @@ def approve(
 
 # Saved from notebooks/08_procedural_memory.ipynb, In [17]: edit it there, then `make sync`.
 def reject(
-    store: BaseStore,
-    agent: str,
-    version: int,
-    *,
-    reviewer: str,
-    note: str,
-    now: datetime | None = None,
+    store: BaseStore, agent: str, version: int, *, reviewer: str, note: str, now=None
 ) -> PromptVersion:
     """Reject a pending version, with the reason; the active prompt is unchanged."""
     if not check_str(note, "note", allow_empty=True).strip():
@@ -371,16 +351,11 @@ def reject(
     return decided
 
 
-# Saved from notebooks/08_procedural_memory.ipynb, In [19]: edit it there, then `make sync`.
-def rollback(
-    store: BaseStore,
-    agent: str,
-    *,
-    reviewer: str,
-    to_version: int | None = None,
-    now: datetime | None = None,
-) -> PromptVersion:
-    """Re-activate an approved version: to_version, or the one active before the current one."""
+def rollback_target(
+    store: BaseStore, agent: str, reviewer: str, to_version: int | None = None
+) -> tuple[dict, PromptVersion]:
+    """The pointer and the approved version `rollback` re-activates (to_version, or the one active
+    before the current one), after its checks: ValueError names what stops the rollback."""
     check_name(reviewer, "reviewer")
     pointer = read_pointer(store, agent)
     if to_version is not None:
@@ -398,12 +373,18 @@ def rollback(
         )
     if to_version == active:
         raise ValueError(f"version {to_version} of {agent!r} is already active")
-    pointer["text"] = target.text
-    pointer["active_version"] = to_version
-    pointer["activations"] = [
-        *pointer["activations"],
-        {"version": to_version, "action": "rollback", "by": reviewer, "at": timestamp(now)},
-    ]
+    return pointer, target
+
+
+# Saved from notebooks/08_procedural_memory.ipynb, In [19]: edit it there, then `make sync`.
+def rollback(
+    store: BaseStore, agent: str, *, reviewer: str, to_version: int | None = None, now=None
+) -> PromptVersion:
+    """Re-activate an approved version: to_version, or the one active before the current one."""
+    pointer, target = rollback_target(store, agent, reviewer, to_version)  # checks, in memlib
+    pointer["text"], pointer["active_version"] = target.text, target.version
+    move = {"version": target.version, "action": "rollback", "by": reviewer, "at": timestamp(now)}
+    pointer["activations"] = [*pointer["activations"], move]
     store.put(namespace(agent), POINTER_KEY, pointer)
     return target
 

@@ -185,7 +185,6 @@ def _about(store, namespace: tuple, subject: str) -> str:
     return "user" if subject.lower() in names else subject.lower()
 
 
-# Saved from notebooks/12_memory_over_time.ipynb, In [8]: edit it there, then `make sync`.
 def _fact_item(store, namespace: tuple, fact: Any, said_on, source: str = "") -> dict:
     """A proposed fact's store value: its slot, valid from the day its words (or the source's) name."""
     c, when, source = _fact_fields(fact, source)  # four strings, and the words for when
@@ -264,14 +263,12 @@ def dated_lines(items: list) -> str:
     return "\n".join(lines)
 
 
-# Saved from notebooks/12_memory_over_time.ipynb, In [14]: edit it there, then `make sync`.
 STOP = set(
     "a an and are as at be by did do does for from had has have how i i'm in is it me my of on or"
     " that the this to was we were what when where which who why will with you your".split()
 )
 
 
-# Saved from notebooks/12_memory_over_time.ipynb, In [14]: edit it there, then `make sync`.
 def _terms(text: str) -> list[str]:
     """Lower-case words but common English ones, lightly stemmed ("lived", "lives" -> "liv")."""
     out = []
@@ -305,7 +302,6 @@ def bm25(store, items: list, query: str, k1: float = 1.2, b: float = 0.75) -> li
     return [i for _, i in sorted(scored, key=lambda p: -p[0])]
 
 
-# Saved from notebooks/12_memory_over_time.ipynb, In [15]: edit it there, then `make sync`.
 def _fuse(rankings: list[list], limit: int) -> list[SearchItem]:
     """Reciprocal rank fusion: sum of 1 / (60 + rank) over the rankings an item is in."""
     scores, first = Counter(), {}
@@ -318,7 +314,6 @@ def _fuse(rankings: list[list], limit: int) -> list[SearchItem]:
     return [SearchItem(*(getattr(first[i], p) for p in parts), round(scores[i], 6)) for i in best]
 
 
-# Saved from notebooks/12_memory_over_time.ipynb, In [15]: edit it there, then `make sync`.
 def _ranked(store, prefix: tuple, query: str, filter: dict | None, limit: int) -> tuple[list, list]:
     """(every item passing the filter, a BM25 and a semantic ranking per part of the query)."""
     pool = []

@@ -138,9 +138,7 @@ def settle(futures: Iterable[Future], timeout: float = 60.0) -> Settled:
 # Saved from notebooks/07_background_vs_hot_path.ipynb, In [16]: edit it there, then `make sync`.
 class BlendedWriter:
     """Explicit requests to a hot-path runnable now; other exchanges to a ReflectionExecutor, debounced.
-
-    Pass the executor as hot_path when both would run the same manager: explicit requests then
-    run at once on the executor's worker, one write at a time with the background ones."""
+    Pass the executor as hot_path too when both run one manager: one write at a time on its worker."""
 
     def __init__(self, hot_path, executor, *, after_seconds: float = 1.0, is_explicit=None):
         _check_blend_args(hot_path, executor, is_explicit)  # argument checks: not the technique
@@ -167,16 +165,14 @@ class BlendedWriter:
             hot = self.executor.submit(request, config=config, after_seconds=0, thread_id=key)
             return "hot", hot.result(timeout=60)
         # explicit requests stay out of the background transcript: written once, not twice
-        said = [
+        turn = [
             {"role": "user", "content": user_text},
             {"role": "assistant", "content": reply_text},
         ]
-        transcript = self._transcripts.get((user_id, thread_id), []) + said
+        transcript = self._transcripts.get((user_id, thread_id), []) + turn
+        key = f"{user_id}/{thread_id}"
         future = self.executor.submit(
-            {"messages": transcript},
-            config=config,
-            after_seconds=self.after_seconds,
-            thread_id=f"{user_id}/{thread_id}",
+            {"messages": transcript}, config=config, after_seconds=self.after_seconds, thread_id=key
         )
         self._transcripts[(user_id, thread_id)] = transcript
         self.futures.append(future)
@@ -184,15 +180,13 @@ class BlendedWriter:
         return "background", future
 
     def forget(self, user_id: str, *, timeout: float = 60.0) -> int:
-        """Drop a user's transcripts and background writes: pending ones are cancelled, one already
-        running is waited for (it cannot be stopped), so none lands after this returns. Returns
-        how many were cancelled."""
+        """Drop a user's transcripts and background writes (pending: cancelled; running: waited
+        for), so none lands after this returns. Returns how many were cancelled."""
         user_id = check_user_id(user_id)
         self._transcripts = {k: v for k, v in self._transcripts.items() if k[0] != user_id}
         futures = self._pending.pop(user_id, [])
         cancelled = sum(f.cancel() for f in futures if not f.done())
-        # LangMem's local executor keeps a task under its thread key until the worker has
-        # dropped it (cancelled) or finished running it: wait for that, not for a fixed time.
+        # LangMem's executor keeps a task under its key until its worker dropped or ran it
         tasks = getattr(self.executor, "_pending_tasks", {})
         deadline = time.monotonic() + check_number(timeout, "timeout", minimum=0)
         while any(str(k).startswith(f"{user_id}/") for k in list(tasks)):

@@ -432,3 +432,55 @@ def test_local_postgres_stops_after_a_process_died_holding_it(tmp_path):
     finally:
         if (data / "postmaster.pid").exists():  # stop it ourselves
             os.kill(int((data / "postmaster.pid").read_text().split()[0]), signal.SIGTERM)
+
+
+@pytest.mark.parametrize("scheme", ["sqlite", "postgres"])
+def test_the_memory_agent_serves_concurrent_users_their_own_memories(scheme, tmp_path, request):
+    # notebook 10 used to show this: 8 users, each with a different dog, ask the 09 agent at once
+    # on one event loop through the async saver and store; each reply names their own dog only
+    from langchain_core.messages import HumanMessage
+
+    from memlib import build_memory_agent, get_chat_model
+    from memlib.procedural import create_prompt
+
+    url = (
+        f"sqlite:///{tmp_path}/users.db"
+        if scheme == "sqlite"
+        else request.getfixturevalue("fresh_database")(
+            request.getfixturevalue("postgres_url"), "memlib_concurrent_agent_users"
+        )
+    )
+    index = {"dims": WordEmbeddings.dims, "embed": WordEmbeddings(), "fields": ["content.content"]}
+    dogs = {
+        f"user{i}": name for i, name in enumerate("Rex Bella Max Luna Milo Coco Toby Daisy".split())
+    }
+
+    with open_store(url, index=index) as store:  # the agent's prompt (08), written before
+        create_prompt(store, "assistant", "Answer from the memory below.", author="test")
+
+    async def main():
+        async with aopen_store(url, index=index) as store, aopen_checkpointer(url) as saver:
+            for user, dog in dogs.items():
+                fact = {"kind": "Fact", "content": {"content": f"User's dog's name is {dog}."}}
+                await store.aput(("users", user, "facts"), "dog", fact)
+            graph = build_memory_agent(get_chat_model(), store, saver, agent="assistant", k=3)
+            asks = [
+                graph.ainvoke(
+                    {"messages": [HumanMessage("What is my dog called?")]},
+                    {"configurable": {"user_id": user, "thread_id": f"{user}-async"}},
+                )
+                for user in dogs
+            ]
+            states = await asyncio.wait_for(asyncio.gather(*asks), 120)
+            return saver, store, states
+
+    saver, store, states = asyncio.run(main())
+    kinds = {
+        "sqlite": (AsyncSqliteSaver, AsyncSqliteStore),
+        "postgres": (AsyncPostgresSaver, AsyncPostgresStore),
+    }[scheme]
+    assert isinstance(saver, kinds[0]) and isinstance(store, kinds[1]), (saver, store)
+    for (user, dog), state in zip(dogs.items(), states, strict=True):
+        reply = state["messages"][-1].content.lower()
+        named = {d for d in dogs.values() if d.lower() in reply}
+        assert named == {dog}, (user, state["messages"][-1].content)

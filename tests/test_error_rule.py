@@ -400,7 +400,10 @@ OVERRIDES = {
         "store": lambda tmp: _prompt_store(),
         "text": lambda tmp: "Be terse.",
     },
-    "memlib.procedural.rollback": {"store": lambda tmp: _prompt_store(approved=True)},
+    **{
+        f"memlib.procedural.{name}": {"store": lambda tmp: _prompt_store(approved=True)}
+        for name in ("rollback", "rollback_target")
+    },
     "memlib.procedural.review_version": {
         "store": lambda tmp: _prompt_store(),
         "version": lambda tmp: 2,

@@ -36,9 +36,6 @@ EXPECT = {
     # sentence" cuts the answer to its first sentence (offline_model.skills.answer_limits)
     "answer_sentences_v1": ("==", 2),
     "answer_sentences_v2": ("==", 1),
-    # the offline multi-prompt optimizer picks prompts by shared words: only the writer's
-    "multi_prompt_updated_only_writer": ("true",),
-    "multi_prompt_active_unchanged": ("true",),
     # ten feedback rounds against a 120-token budget: the offline optimizer appends one rule per
     # round, six fit, the other four are refused, all for the budget
     "growth_rounds_approved": ("==", 6),
@@ -58,7 +55,6 @@ TECHNIQUE = {
     "defines": ["respond", "propose_prompt", "approve", "reject", "rollback"],
     "calls": [
         "create_prompt_optimizer",
-        "create_multi_prompt_optimizer",
         "invoke",
         "batch",
         "put",

@@ -4,9 +4,10 @@
 Graph mechanics, the same on every backend (the notebook asserts them): no leak between the two
 users (every namespace read carries the turn's user id, and no marker word of one user reaches
 the other's prompt or reply), the updated facts stored without their stale value, threads never
-above the threshold, "forget me" leaving 0 items, 0 namespaces and 0 checkpoint
-rows and no byte of his words in any file, a thread refused to another user, and the restart (new objects on the SQLite file and the saved FaissStore) loading the
-updated fact.
+above the threshold, "forget me" leaving 0 items of Ben and Ana's in place, and the restart (new
+objects on the SQLite file and the saved FaissStore) loading the updated fact. No byte of a
+forgotten user's words in any file, no checkpoint row left, and a thread refused to another user
+are tests/test_tenancy.py's (the notebook's own checks of them left with issue #24, item 4).
 
 The offline model's part, pinned here and recorded (not asserted) by the notebook: one call per
 turn, 3 on each of the 2 explicit turns (the reply plus the profile and fact managers on the hot
@@ -44,10 +45,7 @@ EXPECT = {
     "forget_deleted_items": ("between", 22, 30),  # 26: 21 episodes, a profile, 4 facts
     "forget_items_left": ("==", 0),
     "forget_threads": ("==", 4),  # ben-s1 .. ben-s4, found by their checkpoints' user_id
-    "forget_files_with_his_words": ("==", 0),  # no byte of Ben's words left in any file
     "export_items": ("between", 22, 30),  # what the forget then deletes
-    "thread_hijack_refused": ("true",),
-    "forget_checkpoint_rows_left": ("==", 0),
     "panel_replied": ("true",),
     # notebook 02's loop as a subgraph: plan, grade the retrieved documents, synthesize
     "research_calls": ("between", 3, 8),  # 4
@@ -83,8 +81,6 @@ TECHNIQUE = {
         "ReflectionExecutor",
         "SqliteSaver",
         "draw_mermaid",
-        "list_namespaces",
-        "delete",
         "delete_thread",
         "shutdown",
     ],

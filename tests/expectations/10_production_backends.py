@@ -1,14 +1,13 @@
-"""Expected figures for notebooks/10_production_backends.ipynb (defaults: K 3, 8 users at once,
-1,000 memories in the latency table, a 1 s TTL).
+"""Expected figures for notebooks/10_production_backends.ipynb (defaults: K 3, a 1 s TTL).
 
 Backend mechanics, the same on any model (the notebook asserts them): every backend's reply in the
 new thread names the remembered dog and its store holds the fact; a second process reads the old
 thread (2 messages) and the memory back on faiss, sqlite and postgres; the expiring item is gone
 from reads and rows on sqlite and postgres (memory / faiss refuse a TTL: tests/test_backends.py;
 another user's thread is refused on all four: tests/test_tenancy.py); the audit trail holds
-the facts manager's writes and the support desk's delete; 8 concurrent users each get their own
-dog, on SQLite (AsyncSqliteStore) and on PostgreSQL (AsyncPostgresStore); no search returns fewer
-than K results; the poisoned store still gets the dog's name.
+the facts manager's writes and the support desk's delete; the poisoned store still gets the dog's
+name. Concurrent users of the same agent on the async stores (each answered from their own memory)
+and the latency table left the notebook: tests/test_backends.py and benchmarks/backends.py.
 
 The offline model's part, pinned here and recorded: one fact per backend (the explicit request),
 the restart's answer naming Porto, the audit trail's length (the manager's inserts and updates plus
@@ -35,14 +34,6 @@ EXPECT = {
     "ttl_backends_expiring": ("==", 2),
     "audit_entries": ("between", 3, 6),
     "audit_deletes": ("between", 1, 2),
-    # the async section runs on both SQL backends since aopen_store("sqlite:///...") gives an
-    # AsyncSqliteStore (#23): every user answered, none with another user's dog, on each
-    "async_sqlite_users": ("==", 8),
-    "async_sqlite_wrong": ("==", 0),
-    "async_postgres_users": ("==", 8),
-    "async_postgres_wrong": ("==", 0),
-    "latency_backends": ("==", 4),
-    "latency_short_results": ("==", 0),
     "poisoned_answer_names_the_dog": ("true",),
     "poisoned_answer_unchanged": ("true",),
     # get_chat_model(obeys_context=True): the offline stand-in follows an ordering line of its
@@ -59,20 +50,16 @@ OPENAI_DIFFERENCES: dict[str, str] = {
 }
 
 # The technique written in the cells (tests/test_notebook_code.py): the agent run per URL, the
-# audit wrapper, the async server, and memories rendered as data (saved to memlib.agent).
+# audit wrapper, and memories rendered as data (saved to memlib.agent).
 TECHNIQUE = {
-    "defines": ["run_agent", "AuditedStore", "serve"],
+    "defines": ["run_agent", "AuditedStore"],
     "calls": [
         "PostgresSaver",
         "PostgresStore",
         "setup",
         "open_store",
         "open_checkpointer",
-        "aopen_store",
-        "aopen_checkpointer",
         "sweep_ttl",
-        "ainvoke",
-        "gather",
         "batch",
         "abatch",
     ],
