@@ -34,13 +34,16 @@ from memlib.checks import (
 )
 from memlib.rotation import prune_history
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 PAGE = 1000
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 def _owned(namespace: tuple[str, ...], user_id: str) -> bool:
     return any(namespace[: len(p) + 1] == (*p, user_id) for p in USER_LAYOUTS)
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 def user_namespaces(store, user_id: str) -> list[tuple[str, ...]]:
     """Every namespace holding the user's items: the label after a USER_LAYOUTS prefix is theirs."""
     uid = check_user_id(user_id)
@@ -54,6 +57,7 @@ def user_namespaces(store, user_id: str) -> list[tuple[str, ...]]:
     return sorted(set(found))
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 def _delete_items(store, user_id: str) -> int:
     """Delete every item in the user's position, each under its own namespace, page by page."""
     deleted = 0
@@ -69,6 +73,7 @@ def _delete_items(store, user_id: str) -> int:
     return deleted
 
 
+# Saved from notebooks/09_full_memory_agent.ipynb, In [21]: edit it there, then `make sync`.
 def user_threads(checkpointer, user_id: str) -> list[str]:
     """The thread ids whose checkpoints were written with configurable user_id == user_id."""
     uid = check_user_id(user_id)
