@@ -50,15 +50,17 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import groupby
 from typing import Any
 
 import numpy as np
 
-from offline_model.model import ContextWindowExceeded, OfflineChatModel, output_tokens
+from offline_model.model import ContextWindowExceeded, OfflineChatModel, token_usage
 from offline_model.rules import STOPWORDS
 from offline_model.skills import user_facts
-from offline_model.text import content_text
+from offline_model.text import content_text, embed
 from offline_model.tools import _nullable, _ref_target, _resolve, empty_value
 
 HOST = "127.0.0.1"
@@ -69,9 +71,16 @@ MESSAGE_NAME_PATTERN = re.compile(r"^[^\s<|\\/>]+$")  # a message's name: no spa
 MAX_NAME_LENGTH = 64
 MAX_STOP_SEQUENCES = 4
 STRICT_MAX_DEPTH = 10
-STRICT_MAX_PROPERTIES = 5000
-STRICT_MAX_ENUM_VALUES = 1000
-STRICT_MAX_STRING_CHARS = 120_000
+# Structured outputs' totals per schema: (what is counted, limit, how the error names it).
+STRICT_LIMITS = (
+    ("properties", 5000, "schema has {} object properties"),
+    ("enum", 1000, "schema has {} enum values"),
+    (
+        "chars",
+        120_000,
+        "property names, definition names, enum and const values total {} characters",
+    ),
+)
 STRICT_KEYWORDS = frozenset(
     """type properties required additionalProperties items enum const anyOf $ref $defs definitions
     description title default examples $comment $schema $id pattern format minimum maximum
@@ -159,20 +168,21 @@ def _expect(value: Any, kind: type, param: str, expected: str) -> None:
         raise _wrong_type(param, expected, value)
 
 
-def _check_name(name: Any, param: str) -> None:
-    """A function or schema name: ^[a-zA-Z0-9_-]+$, at most 64 characters."""
+def _check_name(name: Any, param: str, pattern: re.Pattern = NAME_PATTERN) -> None:
+    """A name matching `pattern`; a function or schema name (^[a-zA-Z0-9_-]+$) has at most 64
+    characters."""
     _expect(name, str, param, "a string")
-    if len(name) > MAX_NAME_LENGTH:
+    if pattern is NAME_PATTERN and len(name) > MAX_NAME_LENGTH:
         raise APIError(
             f"Invalid '{param}': string too long. Expected a string with maximum length "
             f"{MAX_NAME_LENGTH}, but got a string with length {len(name)} instead.",
             param,
             "string_above_max_length",
         )
-    if not NAME_PATTERN.match(name):
+    if not pattern.match(name):
         raise APIError(
             f"Invalid '{param}': string does not match pattern. Expected a string that matches "
-            f"the pattern '^[a-zA-Z0-9_-]+$', got {name!r}.",
+            f"the pattern '{pattern.pattern}', got {name!r}.",
             param,
             "invalid_value",
         )
@@ -197,15 +207,7 @@ def strict_schema_error(schema: Any) -> str | None:
     totals = Counter()
     if error := _strict_node_error(schema, (), 0, schema, totals):
         return error
-    for key, limit, what in (
-        ("properties", STRICT_MAX_PROPERTIES, "schema has {} object properties"),
-        ("enum", STRICT_MAX_ENUM_VALUES, "schema has {} enum values"),
-        (
-            "chars",
-            STRICT_MAX_STRING_CHARS,
-            "property names, definition names, enum and const values total {} characters",
-        ),
-    ):
+    for key, limit, what in STRICT_LIMITS:
         if totals[key] > limit:
             return f"{what.format(totals[key])}, more than the limit of {limit}."
     return None
@@ -416,15 +418,8 @@ def _message_role(i: int, m: Any) -> str:
         f"messages[{i}].content",
         allow_none=role == "assistant" and ("tool_calls" in m or "function_call" in m),
     )
-    if "name" in m and m["name"] is not None:
-        _expect(m["name"], str, f"messages[{i}].name", "a string")
-        if not MESSAGE_NAME_PATTERN.match(m["name"]):
-            raise APIError(
-                f"Invalid 'messages[{i}].name': string does not match pattern. Expected a "
-                f"string that matches the pattern '^[^\\s<|\\\\/>]+$', got {m['name']!r}.",
-                f"messages[{i}].name",
-                "invalid_value",
-            )
+    if m.get("name") is not None:
+        _check_name(m["name"], f"messages[{i}].name", MESSAGE_NAME_PATTERN)
     return role
 
 
@@ -780,6 +775,7 @@ false correct incorrect none i'm i've i'd i'll it's you're that's there's here's
 can't won't didn't isn't hello hi hey thanks okay ok yes no""".split()
 
 
+@lru_cache(maxsize=1)
 def _common_words() -> frozenset:
     words = set(STOPWORDS) | set(STARTERS)
     for pattern, alternatives in SYNONYMS:
@@ -791,14 +787,8 @@ def _common_words() -> frozenset:
     return frozenset(words)
 
 
-_COMMON: frozenset | None = None
-
-
 def _is_common(word: str) -> bool:
-    global _COMMON
-    if _COMMON is None:
-        _COMMON = _common_words()
-    return word.lower().strip(".,;:!?'\"()") in _COMMON
+    return word.lower().strip(".,;:!?'\"()") in _common_words()
 
 
 def _rng(*parts: str) -> random.Random:
@@ -912,16 +902,8 @@ def _reorder_sentences(text: str, rng: random.Random) -> str | None:
 def _reorder_list(text: str, rng: random.Random) -> str | None:
     """List items in another order, markers in place (1, 2, 3 stays 1, 2, 3); None if no list."""
     lines = text.split("\n")
-    blocks, current = [], []
-    for i, line in enumerate(lines):
-        if _LIST_LINE.match(line):
-            current.append(i)
-        else:
-            if len(current) >= 2:
-                blocks.append(current)
-            current = []
-    if len(current) >= 2:
-        blocks.append(current)
+    runs = groupby(range(len(lines)), key=lambda i: _LIST_LINE.match(lines[i]) is not None)
+    blocks = [block for listed, run in runs if listed and len(block := list(run)) >= 2]
     if not blocks:
         return None
     for block in blocks:
@@ -1149,13 +1131,6 @@ class _Reply:
     skill: str
 
 
-def _with_output_tokens(usage: dict, content: str | None, tool_calls: list[dict]) -> dict:
-    """`usage` with the output tokens recounted for this content and these calls, as
-    OfflineChatModel counts them."""
-    output = output_tokens(content or "", tool_calls)
-    return {**usage, "output_tokens": output, "total_tokens": usage["input_tokens"] + output}
-
-
 def run_offline(body: dict, messages: list) -> _Reply:
     """Call OfflineChatModel as the request asks (tools, response_format, max_tokens, stop)."""
     model = OfflineChatModel()
@@ -1189,7 +1164,7 @@ def run_offline(body: dict, messages: list) -> _Reply:
             usage = dict(message.usage_metadata)
             if body.get("parallel_tool_calls") is False and len(calls) > 1:
                 calls = calls[:1]  # OpenAI then makes at most one call
-                usage = _with_output_tokens(usage, None, calls)
+                usage = token_usage(usage["input_tokens"], None, calls)
             for c in calls:
                 fn = strict.get(c["name"])
                 if fn and fn.get("parameters"):
@@ -1209,7 +1184,7 @@ def run_offline(body: dict, messages: list) -> _Reply:
         if schema is None:  # json_object with no keys named: the text answer, as JSON
             message = model.invoke(messages, **kwargs)
             content = json.dumps({"response": message.content}, ensure_ascii=False)
-            usage = _with_output_tokens(dict(message.usage_metadata), content, [])
+            usage = token_usage(message.usage_metadata["input_tokens"], content, [])
             return _Reply(content, [], usage, "json_object")
         strict = bool(response_format.get("json_schema", {}).get("strict"))
         parameters = _relaxed(schema) if strict else schema
@@ -1258,7 +1233,7 @@ def reworded_reply(reply: _Reply, body: dict, messages: list) -> _Reply:
             {**c, "args": reword_args(c["args"], schemas.get(c["name"]), user_name=user_name)}
             for c in calls
         ]
-    usage = _with_output_tokens(reply.usage, content, calls)
+    usage = token_usage(reply.usage["input_tokens"], content, calls)
     return _Reply(content, calls, usage, reply.skill)
 
 
@@ -1387,7 +1362,7 @@ def _embedding_texts(value: Any) -> list[str]:
     return texts
 
 
-def embeddings_body(body: dict, embedder: Any) -> dict:
+def embeddings_body(body: dict) -> dict:
     """An OpenAI embeddings body: 384-d MiniLM vectors as floats or base64 (little-endian f4)."""
     # `dimensions` below 384 truncates and renormalises, as OpenAI's text-embedding-3 models do.
     from memlib.embeddings import DIMS
@@ -1409,7 +1384,7 @@ def embeddings_body(body: dict, embedder: Any) -> dict:
             f"dimensions must be an integer from 1 to {DIMS}.",
             "dimensions",
         )
-    vectors = embedder.embed_array(texts).astype(np.float32)
+    vectors = embed(texts).astype(np.float32)
     if dims is not None and dims < DIMS:
         vectors = vectors[:, :dims]
         vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
@@ -1571,7 +1546,6 @@ class OpenAICompatibleServer:
         # One model call at a time: deterministic, and no races on the models' shared caches.
         self._lock = threading.Lock()
         self._stats_lock = threading.Lock()
-        self._embedder = None
         self.reset_stats()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -1669,11 +1643,7 @@ class OpenAICompatibleServer:
 
     def _embeddings(self, body: dict) -> dict:
         with self._lock:
-            if self._embedder is None:
-                from memlib.embeddings import MiniLMEmbeddings
-
-                self._embedder = MiniLMEmbeddings(cache_size=16384)
-            result = embeddings_body(body, self._embedder)
+            result = embeddings_body(body)
         with self._stats_lock:
             self._stats["embedding_requests"] += 1
             self._stats["embedded_texts"] += len(result["data"])
