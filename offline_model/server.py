@@ -341,10 +341,13 @@ def _complete(value: Any, spec: Any, root: dict) -> Any:
 # Request validation.
 
 
-def _check_unknown(body: dict, known: frozenset) -> None:
+def _check_body(body: dict, known: frozenset) -> None:
+    """Both endpoints refuse unknown parameters and need a model."""
     for key in body:
         if key not in known:
             raise APIError(f"Unrecognized request argument supplied: {key}", key)
+    if not body.get("model"):
+        raise APIError("you must provide a model parameter")
 
 
 def _content_ok(content: Any, param: str, allow_none: bool) -> None:
@@ -588,9 +591,7 @@ def _positive_int(body: dict, key: str) -> int | None:
 
 def validate_chat(body: dict) -> None:
     """Every check the chat completions endpoint makes before calling the model."""
-    _check_unknown(body, CHAT_PARAMETERS)
-    if not body.get("model"):
-        raise APIError("you must provide a model parameter")
+    _check_body(body, CHAT_PARAMETERS)
     _expect(body["model"], str, "model", "a string")
     for legacy in ("functions", "function_call"):
         if legacy in body:
@@ -958,15 +959,10 @@ def _short(text: str, rng: random.Random, add_period: bool = True) -> str:
     if not options:
         return text
     out = text
+    change = {"first": _toggle_first_case, "period": _toggle_period}
+    change |= {"upper": str.upper, "lower": str.lower}
     for choice in rng.sample(options, k=min(len(options), rng.choice((1, 2)))):
-        if choice == "first":
-            out = _toggle_first_case(out) or out
-        elif choice == "upper":
-            out = out.upper()
-        elif choice == "lower":
-            out = out.lower()
-        elif choice == "period":
-            out = _toggle_period(out) or out
+        out = change[choice](out) or out
     if out == text and "period" in options:
         out = _toggle_period(text) or text
     return out
@@ -1368,9 +1364,7 @@ def embeddings_body(body: dict) -> dict:
     from memlib.embeddings import DIMS
     from memlib.tokens import get_encoding
 
-    _check_unknown(body, EMBEDDING_PARAMETERS)
-    if not body.get("model"):
-        raise APIError("you must provide a model parameter")
+    _check_body(body, EMBEDDING_PARAMETERS)
     texts = _embedding_texts(body.get("input"))
     fmt = body.get("encoding_format") or "float"
     if fmt not in ("float", "base64"):
@@ -1388,13 +1382,11 @@ def embeddings_body(body: dict) -> dict:
     if dims is not None and dims < DIMS:
         vectors = vectors[:, :dims]
         vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
-    data = []
-    for i, v in enumerate(vectors):
-        if fmt == "base64":
-            embedding: Any = base64.b64encode(v.astype("<f4").tobytes()).decode("ascii")
-        else:
-            embedding = [float(x) for x in v]
-        data.append({"object": "embedding", "index": i, "embedding": embedding})
+    if fmt == "base64":
+        embeddings = [base64.b64encode(v.astype("<f4").tobytes()).decode("ascii") for v in vectors]
+    else:
+        embeddings = vectors.tolist()  # Python floats
+    data = [{"object": "embedding", "index": i, "embedding": e} for i, e in enumerate(embeddings)]
     encoding = get_encoding(EMBEDDING_ENCODING)
     tokens = sum(len(encoding.encode(t, disallowed_special=())) for t in texts)
     return {
@@ -1470,9 +1462,7 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     def _not_found(self) -> None:
-        method = self.command
-        path = self.path.split("?")[0]
-        self._fail(APIError(f"Invalid URL ({method} {path})", status=404))
+        self._fail(APIError(f"Invalid URL ({self.command} {self.path.split('?')[0]})", status=404))
 
     def do_GET(self) -> None:  # noqa: N802
         path = self.path.split("?")[0].rstrip("/")
@@ -1502,13 +1492,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._fail(e)
             return
         except Exception as e:  # the offline model failed: a server error, like OpenAI's 500
-            self._fail(
-                APIError(
-                    f"The offline model failed on this request: {type(e).__name__}: {e}",
-                    status=500,
-                    kind="server_error",
-                )
-            )
+            failure = f"The offline model failed on this request: {type(e).__name__}: {e}"
+            self._fail(APIError(failure, status=500, kind="server_error"))
             return
         if isinstance(result, dict):
             self._send_json(200, result)
@@ -1676,9 +1661,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument("--mode", choices=MODES, default="plain", help="plain or reworded")
         parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
         args = parser.parse_args(argv)
-        server = OpenAICompatibleServer(port=args.port, mode=args.mode, verbose=args.verbose)
-        server.start()
-        try:
+        with OpenAICompatibleServer(port=args.port, mode=args.mode, verbose=args.verbose) as server:
             print(server.base_url, flush=True)
             print(
                 f"export OPENAI_BASE_URL={server.base_url} OPENAI_API_KEY=offline"
@@ -1688,8 +1671,6 @@ def main(argv: list[str] | None = None) -> int:
             )
             while not stop.wait(0.5):  # a timed wait: signal handlers run between waits
                 pass
-        finally:
-            server.stop()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
