@@ -376,20 +376,17 @@ def validate_openai_messages(messages: Any) -> None:
     _expect(messages, list, "messages", "an array")
     if not messages:
         raise _empty_array("messages")
-    pending: list[str] | None = None  # ids still to answer, in call order
+    pending: list[str] | None = None  # ids still to answer, in call order ([]: all answered)
     calls_at = -1  # index of the assistant message whose calls are being answered
-    answered = False  # a tool message may follow (the calls above were all answered)
     for i, m in enumerate(messages):
         role = _message_role(i, m)
         if role == "tool":
-            _check_tool_answer(messages, i, pending, calls_at, answered)
+            _check_tool_answer(messages, i, pending, calls_at)
             pending.pop(0)
-            if not pending:
-                pending, answered = None, True
             continue
         if pending:
             raise _unanswered(pending, calls_at)
-        pending, answered = None, False
+        pending = None
         if role == "function" and not isinstance(m.get("name"), str):
             raise _missing(f"messages[{i}].name")
         ids = _tool_call_ids(i, m.get("tool_calls") if role == "assistant" else None)
@@ -426,11 +423,9 @@ def _message_role(i: int, m: Any) -> str:
     return role
 
 
-def _check_tool_answer(
-    messages: list, i: int, pending: list[str] | None, calls_at: int, answered: bool
-) -> None:
+def _check_tool_answer(messages: list, i: int, pending: list[str] | None, calls_at: int) -> None:
     """Whether tool message i answers the next call still `pending` from messages[calls_at]."""
-    if pending is None and not answered:
+    if pending is None:
         raise APIError(
             "Invalid parameter: messages with role 'tool' must be a response to a "
             "preceeding message with 'tool_calls'.",
@@ -565,11 +560,10 @@ def validate_response_format(response_format: Any) -> dict:
     schema = spec.get("schema")
     if schema is not None and not isinstance(schema, dict):
         raise _wrong_type("response_format.json_schema.schema", "an object", schema)
-    if spec.get("strict") is True:
-        if error := strict_schema_error(schema if schema is not None else {}):
-            raise APIError(
-                f"Invalid schema for response_format {spec['name']!r}: {error}", "response_format"
-            )
+    if spec.get("strict") is True and (error := strict_schema_error(schema or {})):
+        raise APIError(
+            f"Invalid schema for response_format {spec['name']!r}: {error}", "response_format"
+        )
     return response_format
 
 
@@ -1140,15 +1134,10 @@ def run_offline(body: dict, messages: list) -> _Reply:
     response_format = body.get("response_format") or {"type": "text"}
 
     if tools:
-        strict = {
-            t["function"]["name"]: t["function"] for t in tools if t["function"].get("strict")
-        }
+        strict = {fn["name"]: fn for t in tools if (fn := t["function"]).get("strict")}
         planned = [
-            {
-                **t,
-                "function": {**t["function"], "parameters": _relaxed(t["function"]["parameters"])},
-            }
-            if t["function"]["name"] in strict and t["function"].get("parameters")
+            {**t, "function": {**fn, "parameters": _relaxed(fn["parameters"])}}
+            if (fn := t["function"]).get("strict") and fn.get("parameters")
             else t
             for t in tools
         ]
@@ -1256,6 +1245,12 @@ def _openai_calls(calls: list[dict]) -> list[dict]:
     ]
 
 
+def _envelope(body: dict, completion_id: str, kind: str) -> dict:
+    """The fields a chat.completion body and each chunk start with."""
+    fields = {"id": completion_id, "object": kind, "created": int(time.time())}
+    return fields | {"model": body["model"], "system_fingerprint": "memlib-offline"}
+
+
 def completion_body(reply: _Reply, body: dict, completion_id: str) -> dict:
     """A chat.completion body for the reply (n identical choices when n > 1)."""
     message: dict = {
@@ -1268,11 +1263,7 @@ def completion_body(reply: _Reply, body: dict, completion_id: str) -> dict:
         message["tool_calls"] = _openai_calls(reply.tool_calls)
     finish = "tool_calls" if reply.tool_calls else "stop"
     return {
-        "id": completion_id,
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body["model"],
-        "system_fingerprint": "memlib-offline",
+        **_envelope(body, completion_id, "chat.completion"),
         "choices": [
             {"index": i, "message": message, "logprobs": None, "finish_reason": finish}
             for i in range(body.get("n") or 1)
@@ -1286,13 +1277,7 @@ def completion_chunks(reply: _Reply, body: dict, completion_id: str) -> Iterator
     # Role first, then content word by word or tool-call deltas (with index; arguments in pieces), a
     # final chunk with finish_reason, and a usage chunk when stream_options.include_usage.
     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-    base = {
-        "id": completion_id,
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": body["model"],
-        "system_fingerprint": "memlib-offline",
-    }
+    base = _envelope(body, completion_id, "chat.completion.chunk")
     if include_usage:
         base["usage"] = None
 
@@ -1449,45 +1434,33 @@ class _Handler(BaseHTTPRequestHandler):
             raise APIError(f"The request body must be a JSON object, got {json.dumps(body)[:100]}.")
         return body
 
-    def _authorized(self) -> bool:
-        if (self.headers.get("Authorization") or "").startswith("Bearer "):
-            return True
-        self._fail(
-            APIError(
-                "You didn't provide an API key. Set OPENAI_API_KEY to any value for this "
-                "offline server (it accepts every key).",
-                status=401,
-            )
-        )
-        return False
-
     def _not_found(self) -> None:
         self._fail(APIError(f"Invalid URL ({self.command} {self.path.split('?')[0]})", status=404))
 
-    def do_GET(self) -> None:  # noqa: N802
-        path = self.path.split("?")[0].rstrip("/")
-        if path == "/v1/models":
-            if self._authorized():
-                self._send_json(200, self.owner._models())
-        else:
-            self._not_found()
+    # (method, path) -> the owner's endpoint, called with the request's JSON body (GET: None)
+    routes = {
+        ("GET", "/v1/models"): "_models",
+        ("POST", "/v1/chat/completions"): "_chat",
+        ("POST", "/v1/embeddings"): "_embeddings",
+    }
 
     def do_POST(self) -> None:  # noqa: N802
-        path = self.path.split("?")[0].rstrip("/")
-        routes = {
-            "/v1/chat/completions": self.owner._chat,
-            "/v1/embeddings": self.owner._embeddings,
-        }
-        if path not in routes:
-            length = int(self.headers.get("Content-Length") or 0)
-            self.rfile.read(length)
+        """Answer the route: a POST's body read as JSON, then the API key checked, then the
+        endpoint called; its errors answered as OpenAI's (a failure of the offline model: 500)."""
+        endpoint = self.routes.get((self.command, self.path.split("?")[0].rstrip("/")))
+        if endpoint is None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
             self._not_found()
             return
         try:
-            body = self._read_json()
-            if not self._authorized():
-                return
-            result = routes[path](body)
+            body = self._read_json() if self.command == "POST" else None
+            if not (self.headers.get("Authorization") or "").startswith("Bearer "):
+                raise APIError(
+                    "You didn't provide an API key. Set OPENAI_API_KEY to any value for this "
+                    "offline server (it accepts every key).",
+                    status=401,
+                )
+            result = getattr(self.owner, endpoint)(body)
         except APIError as e:
             self._fail(e)
             return
@@ -1500,6 +1473,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_stream(result)
 
+    do_GET = do_POST
     do_PUT = do_DELETE = do_PATCH = _not_found  # no such routes: OpenAI's 404
 
 
@@ -1635,7 +1609,7 @@ class OpenAICompatibleServer:
             self._stats["models"][body["model"]] += 1
         return result
 
-    def _models(self) -> dict:
+    def _models(self, body: None = None) -> dict:
         names = ["gpt-4o-mini", "text-embedding-3-small", *self.stats["models"]]
         model = {"object": "model", "created": 0, "owned_by": "memlib-offline"}
         return {"object": "list", "data": [{"id": n, **model} for n in dict.fromkeys(names)]}
