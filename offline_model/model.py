@@ -162,9 +162,8 @@ class OfflineChatModel(BaseChatModel):
         if message is None:
             skill = classify(request)
             message = AIMessage(content=SKILLS[skill](request))
-        if stop:
-            for s in stop:
-                message.content = message.content.split(s)[0]
+        for s in stop or []:
+            message.content = message.content.split(s)[0]
         message.usage_metadata = token_usage(asked, message_text(message), message.tool_calls)
         message.response_metadata = {"model_name": self.model_name, "skill": skill}
         return ChatResult(generations=[ChatGeneration(message=message)])

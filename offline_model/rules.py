@@ -396,13 +396,12 @@ _ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "prof", "st", "mt", "ft"})
 
 def _make_fact(subject: str, predicate: str, match: re.Match, sentence: str) -> Statement | None:
     value = _clean_value(match.group("value"))
+    topic = _clean_value(match.group("topic")).lower() if "topic" in match.re.groupindex else ""
     if predicate == "favourite":
-        topic = _clean_value(match.group("topic")).lower()
         predicate = f"favourite {topic}"
     elif predicate == "named":
-        predicate = _clean_value(match.group("topic")).lower() + "'s name"
+        predicate = topic + "'s name"
     elif predicate == "generic":
-        topic = _clean_value(match.group("topic")).lower()
         if topic in ("name", "job", "role", "title") or topic.startswith(("favou", "preferred")):
             return None
         # "my city is X", "my employer is X": a known slot under another word

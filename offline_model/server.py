@@ -130,13 +130,16 @@ def _invalid_value(value: Any, supported: tuple, param: str) -> APIError:
     )
 
 
-def _empty_array(param: str) -> APIError:
-    return APIError(
-        f"Invalid '{param}': empty array. Expected an array with minimum length 1, but got an "
-        "empty array instead.",
-        param,
-        "empty_array",
-    )
+def _check_array(value: Any, param: str) -> None:
+    """A non-empty array, as OpenAI requires of messages and tools."""
+    _expect(value, list, param, "an array")
+    if not value:
+        raise APIError(
+            f"Invalid '{param}': empty array. Expected an array with minimum length 1, but got "
+            "an empty array instead.",
+            param,
+            "empty_array",
+        )
 
 
 def _needs_tools(param: str) -> APIError:
@@ -352,11 +355,9 @@ def _check_body(body: dict, known: frozenset) -> None:
 
 def _content_ok(content: Any, param: str, allow_none: bool) -> None:
     """Message content: a string or a list of content parts (each an object with a type)."""
-    if content is None:
-        if not allow_none:
-            raise _missing(param)
-        return
-    if isinstance(content, str):
+    if content is None and not allow_none:
+        raise _missing(param)
+    if content is None or isinstance(content, str):
         return
     _expect(content, list, param, "one of a string or array of objects")
     for j, part in enumerate(content):
@@ -373,9 +374,7 @@ def validate_openai_messages(messages: Any) -> None:
     # it.
     if messages is None:
         raise _missing("messages")
-    _expect(messages, list, "messages", "an array")
-    if not messages:
-        raise _empty_array("messages")
+    _check_array(messages, "messages")
     pending: list[str] | None = None  # ids still to answer, in call order ([]: all answered)
     calls_at = -1  # index of the assistant message whose calls are being answered
     for i, m in enumerate(messages):
@@ -481,9 +480,7 @@ def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
 
 def validate_tools(tools: Any) -> list[dict]:
     """OpenAI's checks on `tools` (valid unique function names, strict parameters); returns them."""
-    _expect(tools, list, "tools", "an array")
-    if not tools:
-        raise _empty_array("tools")
+    _check_array(tools, "tools")
     seen: dict[str, int] = {}
     for i, t in enumerate(tools):
         _expect(t, dict, f"tools[{i}]", "an object")
@@ -661,10 +658,9 @@ def to_langchain(messages: list[dict]) -> list:
     out, names = [], {}
     for m in messages:
         role, content, name = m["role"], _lc_content(m.get("content")), m.get("name")
-        if role in ("system", "developer"):
-            out.append(lc.SystemMessage(content=content, name=name))
-        elif role == "user":
-            out.append(lc.HumanMessage(content=content, name=name))
+        if role in ("system", "developer", "user"):
+            kind = lc.HumanMessage if role == "user" else lc.SystemMessage
+            out.append(kind(content=content, name=name))
         elif role == "assistant":
             calls, invalid = [], []
             for c in m.get("tool_calls") or []:
@@ -1565,9 +1561,7 @@ class OpenAICompatibleServer:
         # "message"} each), models and skills (counts per requested model and per offline skill).
         with self._stats_lock:
             snapshot = copy.deepcopy(self._stats)
-        snapshot["models"] = dict(snapshot["models"])
-        snapshot["skills"] = dict(snapshot["skills"])
-        return snapshot
+        return snapshot | {key: dict(snapshot[key]) for key in ("models", "skills")}
 
     def _record_rejection(self, path: str, error: APIError) -> None:
         entry = {"path": path, "status": error.status, "param": error.param, "code": error.code}
