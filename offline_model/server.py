@@ -437,22 +437,14 @@ def _check_tool_answer(messages: list, i: int, pending: list[str] | None, calls_
         return
     made = [c.get("id") for c in messages[calls_at].get("tool_calls") or []]
     if call_id not in made:
-        raise APIError(
-            f"Invalid parameter: messages[{i}] has tool_call_id {call_id!r}, which "
-            f"is not among the tool calls of messages[{calls_at}]: {made}.",
-            f"messages.[{i}].tool_call_id",
-        )
-    if pending and call_id in pending:
-        raise APIError(
-            f"Invalid parameter: messages[{i}] answers tool_call_id {call_id!r} "
-            f"before {pending[0]!r}; tool messages must answer the tool calls of "
-            f"messages[{calls_at}] in the order they were made.",
-            f"messages.[{i}].tool_call_id",
-        )
-    raise APIError(
-        f"Invalid parameter: messages[{i}] answers tool_call_id {call_id!r} a second time.",
-        f"messages.[{i}].tool_call_id",
-    )
+        why = f"has tool_call_id {call_id!r}, which is not among the tool calls of "
+        why += f"messages[{calls_at}]: {made}"
+    elif pending and call_id in pending:
+        why = f"answers tool_call_id {call_id!r} before {pending[0]!r}; tool messages must answer "
+        why += f"the tool calls of messages[{calls_at}] in the order they were made"
+    else:
+        why = f"answers tool_call_id {call_id!r} a second time"
+    raise APIError(f"Invalid parameter: messages[{i}] {why}.", f"messages.[{i}].tool_call_id")
 
 
 def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
@@ -1184,15 +1176,11 @@ def run_offline(body: dict, messages: list) -> _Reply:
     return _Reply(message.content, [], dict(message.usage_metadata), skill)
 
 
-def _user_name(messages: list) -> str | None:
-    """The user's name as the request's own messages state it, or None."""
-    names = [f.value for f in user_facts(messages) if f.predicate == "name"]
-    return names[-1] if names else None
-
-
 def reworded_reply(reply: _Reply, body: dict, messages: list) -> _Reply:
     """The reply with its free text reworded ("reworded" mode) and output tokens recounted."""
-    user_name = _user_name(messages)
+    # the user's name as the request's own messages state it (the newest statement)
+    names = [f.value for f in user_facts(messages) if f.predicate == "name"]
+    user_name = names[-1] if names else None
     content, calls = reply.content, reply.tool_calls
     response_format = body.get("response_format") or {}
     if content and not calls:

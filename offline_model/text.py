@@ -59,6 +59,9 @@ def unquote_data(text: str) -> str:
     return "\n".join(lines)
 
 
+_TEXT_KEYS = ("", "content", "text", "memory", "page_content")
+
+
 def flatten_json(text: str) -> str:
     """JSON text (e.g. memory search hits) as plain lines; any other text unchanged."""
     try:
@@ -75,12 +78,8 @@ def flatten_json(text: str) -> str:
         elif isinstance(node, list):
             for v in node:
                 walk(v, key)
-        elif isinstance(node, str) and node.strip():
-            lines.append(
-                node
-                if key in ("", "content", "text", "memory", "page_content")
-                else f"{key}: {node}"
-            )
+        elif isinstance(node, str) and node.strip():  # a text field's value stands alone
+            lines.append(node if key in _TEXT_KEYS else f"{key}: {node}")
         elif isinstance(node, (int, float)) and not isinstance(node, bool) and key:
             lines.append(f"{key}: {node}")
 
