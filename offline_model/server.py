@@ -556,22 +556,6 @@ def validate_response_format(response_format: Any) -> dict:
     return response_format
 
 
-def _positive_int(body: dict, key: str) -> int | None:
-    value = body.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _wrong_type(key, "an integer", value)
-    if value < 1:
-        raise APIError(
-            f"Invalid '{key}': integer below minimum value. Expected a value >= 1, but got "
-            f"{value} instead.",
-            key,
-            "integer_below_min_value",
-        )
-    return value
-
-
 def validate_chat(body: dict) -> None:
     """Every check the chat completions endpoint makes before calling the model."""
     _check_body(body, CHAT_PARAMETERS)
@@ -603,8 +587,16 @@ def validate_chat(body: dict) -> None:
                 "of type 'json_object'.",
                 "messages",
             )
-    for key in ("max_tokens", "max_completion_tokens", "n"):
-        _positive_int(body, key)
+    for key in ("max_tokens", "max_completion_tokens", "n"):  # positive integers
+        if isinstance(value := body.get(key), bool) or not isinstance(value, int | None):
+            raise _wrong_type(key, "an integer", value)
+        if value is not None and value < 1:
+            raise APIError(
+                f"Invalid '{key}': integer below minimum value. Expected a value >= 1, but got "
+                f"{value} instead.",
+                key,
+                "integer_below_min_value",
+            )
     stop = body.get("stop")
     if stop is not None:
         if isinstance(stop, list):
@@ -1027,12 +1019,11 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def _identifier_key(key: str | None) -> bool:
-    return key is not None and (key.lower() in ID_KEYS or bool(_ID_SUFFIX.search(key)))
-
-
-def _free_text(spec: dict) -> bool:
-    """A free-text schema: type string (or string / null), no enum, const, pattern or format."""
+def _free_text(spec: dict, key: str | None) -> bool:
+    """Free text: a schema of type string (or string / null) with no enum, const, pattern or
+    format, under a key that does not name an identifier (ID_KEYS, *_id, ...)."""
+    if key is not None and (key.lower() in ID_KEYS or _ID_SUFFIX.search(key)):
+        return False
     kinds = [k for k in _types(spec) if k != "null"]
     return kinds == ["string"] and not ({"enum", "const", "pattern", "format"} & set(spec))
 
@@ -1056,24 +1047,14 @@ def reword_args(
         if isinstance(value, list) and "array" in _types(spec):
             items = _resolve(spec.get("items"), schema)
             out = [walk(v, items, key, f"{path}/{i}") for i, v in enumerate(value)]
-            if (
-                len(out) >= 2
-                and _free_text(items)
-                and not _identifier_key(key)
-                and all(isinstance(v, str) for v in out)
-            ):
+            if len(out) >= 2 and _free_text(items, key) and all(isinstance(v, str) for v in out):
                 order = list(range(len(out)))
                 rng = _rng("list", seed, path)
                 while order == sorted(order) and len(set(out)) > 1:
                     rng.shuffle(order)
                 out = [out[i] for i in order]
             return out
-        if (
-            isinstance(value, str)
-            and _free_text(spec)
-            and not _identifier_key(key)
-            and len(value.split()) >= 3
-        ):
+        if isinstance(value, str) and _free_text(spec, key) and len(value.split()) >= 3:
             return _reword(value, _rng("arg", seed, path, value), user_name, polite=False)
         return value
 

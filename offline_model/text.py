@@ -21,6 +21,7 @@ from langchain_core.messages import BaseMessage
 
 # Predicates a person holds one value of; every other predicate may hold several.
 SINGLE_VALUED = ("name", "employer", "role", "location", "age")
+_TEXT_KEYS = ("", "content", "text", "memory", "page_content")  # flatten_json: the text itself
 
 
 def message_text(message: BaseMessage) -> str:
@@ -57,9 +58,6 @@ def unquote_data(text: str) -> str:
                 line = match.group(1) + value
         lines.append(line)
     return "\n".join(lines)
-
-
-_TEXT_KEYS = ("", "content", "text", "memory", "page_content")
 
 
 def flatten_json(text: str) -> str:
