@@ -52,7 +52,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from itertools import groupby
+from itertools import count, groupby
 from typing import Any
 
 import numpy as np
@@ -291,31 +291,25 @@ def _strict_object_error(
     return None
 
 
-def _optional_in_strict(spec: Any, root: dict) -> bool:
-    """Whether a property strict mode lists as required was likely optional in the model."""
-    # Nullable (strict mode's spelling of Optional), with a default, or a list (pydantic lists
-    # mostly default to empty).
-    resolved = _resolve(spec, root)
-    return _nullable(spec, root) or "default" in resolved or _types(resolved) == ["array"]
-
-
 def _relaxed(schema: dict) -> dict:
     """A strict schema as the offline model should read it: likely-optional properties optional."""
     # So the offline model leaves them out, as it does when given the original (non-strict) model.
+    # Likely optional: nullable (strict mode's spelling of Optional), with a default, or a list
+    # (pydantic lists mostly default to empty).
     schema = copy.deepcopy(schema)
+
+    def optional(spec: Any) -> bool:
+        resolved = _resolve(spec, schema)
+        return _nullable(spec, schema) or "default" in resolved or _types(resolved) == ["array"]
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
             props = node.get("properties")
             if isinstance(props, dict) and isinstance(node.get("required"), list):
-                node["required"] = [
-                    r for r in node["required"] if not _optional_in_strict(props.get(r), schema)
-                ]
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
+                node["required"] = [r for r in node["required"] if not optional(props.get(r))]
+            node = list(node.values())
+        for value in node if isinstance(node, list) else []:
+            walk(value)
 
     walk(schema)
     return schema
@@ -470,8 +464,8 @@ def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
     return ids
 
 
-def validate_tools(tools: Any) -> list[dict]:
-    """OpenAI's checks on `tools` (valid unique function names, strict parameters); returns them."""
+def validate_tools(tools: Any) -> None:
+    """OpenAI's checks on `tools`: valid unique function names, strict parameters."""
     _check_array(tools, "tools")
     seen: dict[str, int] = {}
     for i, t in enumerate(tools):
@@ -503,7 +497,6 @@ def validate_tools(tools: Any) -> list[dict]:
         if error:
             code = "invalid_function_parameters"
             raise APIError(f"Invalid schema for function {name!r}: {error}", param, code)
-    return tools
 
 
 def validate_tool_choice(tool_choice: Any, tools: list | None) -> None:
@@ -787,13 +780,8 @@ def fact_tokens(text: str) -> Counter:
 
 def _protect(text: str) -> tuple[str, list[str]]:
     """`text` with code, URLs, paths and identifiers replaced by placeholders, and the spans."""
-    spans: list[str] = []
-
-    def hide(m: re.Match) -> str:
-        spans.append(m.group(0))
-        return f"\ue000{len(spans) - 1}\ue001"
-
-    return _PROTECT.sub(hide, text), spans
+    spans, number = _PROTECT.findall(text), count()  # findall: whole matches (no groups)
+    return _PROTECT.sub(lambda m: f"\ue000{next(number)}\ue001", text), spans
 
 
 def _restore(text: str, spans: list[str]) -> str:
@@ -840,18 +828,13 @@ def _user_subject(text: str, rng: random.Random, user_name: str | None) -> str:
     return USER_SUBJECT.sub(swap, text)
 
 
-def _split_sentences(paragraph: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(paragraph.strip()) if s]
-
-
 def _reorder_sentences(text: str, rng: random.Random) -> str | None:
     """Another order for a paragraph's sentences (a verdict stays first), or None."""
     # A sentence starting with a pronoun or connective moves with the one before it.
     if "\n" in text.strip():
         return None
-    sentences = _split_sentences(text)
     groups: list[list[str]] = []
-    for s in sentences:
+    for s in filter(None, _SENTENCE_END.split(text.strip())):
         if groups and (DEPENDENT.match(s) or groups[-1][-1].rstrip().endswith(":")):
             groups[-1].append(s)
         else:
@@ -864,11 +847,8 @@ def _reorder_sentences(text: str, rng: random.Random) -> str | None:
     while order == sorted(order):
         rng.shuffle(order)
     ended = text.rstrip()[-1:] in ".!?"
-    parts = []
-    for g in fixed + [movable[i] for i in order]:
-        sentence = " ".join(g).rstrip()
-        parts.append(sentence if sentence[-1:] in ".!?:" else sentence + ".")
-    out = " ".join(parts)
+    sentences = [" ".join(g).rstrip() for g in fixed + [movable[i] for i in order]]
+    out = " ".join(s if s[-1:] in ".!?:" else s + "." for s in sentences)
     if not ended and out.endswith("."):
         out = out[:-1]
     return out
@@ -1096,8 +1076,7 @@ def run_offline(body: dict, messages: list) -> _Reply:
     kwargs: dict = {}
     if budget := body.get("max_completion_tokens") or body.get("max_tokens"):
         kwargs["max_tokens"] = budget
-    stop = body.get("stop")
-    if stop is not None:
+    if (stop := body.get("stop")) is not None:
         kwargs["stop"] = [stop] if isinstance(stop, str) else list(stop)
     tools = body.get("tools")
     response_format = body.get("response_format") or {"type": "text"}
@@ -1299,12 +1278,12 @@ def _embedding_texts(value: Any) -> list[str]:
             f"token ids or array of token-id arrays, got {json.dumps(value)[:200]}.",
             "input",
         )
-    for i, t in enumerate(texts):
-        if not t:
-            raise APIError(
-                f"'$.input' is invalid: input[{i}] is an empty string; OpenAI rejects empty input.",
-                "input",
-            )
+    if "" in texts:
+        i = texts.index("")
+        raise APIError(
+            f"'$.input' is invalid: input[{i}] is an empty string; OpenAI rejects empty input.",
+            "input",
+        )
     return texts
 
 
