@@ -162,10 +162,9 @@ class OfflineChatModel(BaseChatModel):
         if message is None:
             skill = classify(request)
             message = AIMessage(content=SKILLS[skill](request))
-        if stop:
-            for s in stop:
-                message.content = message.content.split(s)[0]
-        message.usage_metadata = _usage(asked, message)
+        for s in stop or []:
+            message.content = message.content.split(s)[0]
+        message.usage_metadata = token_usage(asked, message_text(message), message.tool_calls)
         message.response_metadata = {"model_name": self.model_name, "skill": skill}
         return ChatResult(generations=[ChatGeneration(message=message)])
 
@@ -206,7 +205,8 @@ def output_tokens(content: str, tool_calls: list[dict]) -> int:
     return sum(count_text_tokens(t) for t in texts)
 
 
-def _usage(input_tokens: int, reply: AIMessage) -> dict:
-    output = output_tokens(message_text(reply), reply.tool_calls)
+def token_usage(input_tokens: int, content: str | None, tool_calls: list[dict]) -> dict:
+    """usage_metadata for a reply of `content` and `tool_calls` to a prompt of `input_tokens`."""
+    output = output_tokens(content or "", tool_calls)
     total = input_tokens + output
     return {"input_tokens": input_tokens, "output_tokens": output, "total_tokens": total}

@@ -172,14 +172,12 @@ PREDICATE_PHRASES["said"] = "{v}"  # a clause the user said, already in the thir
 
 # Words that end a captured value ("Acme as a data engineer" -> "Acme").
 _STOP = r"for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|many|some|the (?:past|last))|and|but|because|so|since|where|which|who|though|although|while|when|if|as|now|last|next|yesterday|today|tomorrow|recently|ago|these days|anymore|any more|in (?:the )?(?:spring|summer|autumn|fall|winter)|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in \d{4}|on \w+day|since"
-_END = r"(?=\s+(?i:" + _STOP + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
-_VAL = r"(?P<value>[^.,;!?\n]{1,60}?)" + _END
-_VAL_ROLE = (
-    r"(?P<value>[^.,;!?\n]{1,40}?)(?=\s+(?i:at|for|with|in|on|of|"
-    + _STOP
-    + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
-)
-_VAL_ORG = r"(?P<value>[^.,;!?\n]{1,60}?)(?=\s+(?i:in|on|" + _STOP + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
+# A value ends before one of those words (a role also before "at", "for", ...), at punctuation
+# or at the end.
+_END = _STOP + r")\b|\s*[.,;!?\n(]|\s+-\s|$)"
+_VAL = r"(?P<value>[^.,;!?\n]{1,60}?)(?=\s+(?i:" + _END
+_VAL_ROLE = r"(?P<value>[^.,;!?\n]{1,40}?)(?=\s+(?i:at|for|with|in|on|of|" + _END
+_VAL_ORG = r"(?P<value>[^.,;!?\n]{1,60}?)(?=\s+(?i:in|on|" + _END
 # Capitalised words, with the lowercase particles of place and family names ("Dar es Salaam").
 _NAME = r"(?P<value>[A-Z][\w'-]+(?:\s+(?:(?:de|da|del|des|di|do|du|es|el|al|la|le|van|von|der|den|y|of)\s+)?[A-Z][\w'-]+){0,3})\b"
 _ART = r"(?:(?:a|an|the)\s+)?"
@@ -202,10 +200,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ("name", r"(?:^|[,!.]\s+)(?![A-Z][a-z]+ly\b)" + _NAME + r"(?i:\s+(?:speaking|writing))\b"),
         (
             "location",
-            r"(?i:\bi(?:'m| am)\s+(?:a|an|the)\s+"
-            + _SKILLED
-            + r"[\w -]{2,30}?\s+(?:in|from))\s+"
-            + _NAME,
+            rf"(?i:\bi(?:'m| am)\s+(?:a|an|the)\s+{_SKILLED}[\w -]{{2,30}}?\s+(?:in|from))\s+{_NAME}",
         ),
         ("location", r"(?i:\bi(?:'m| am)\s+(?:currently\s+|now\s+)?in)\s+" + _NAME),
         (
@@ -222,9 +217,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         (
             "role",  # an explicit cue: any value is a role
             r"(?i:\bi(?:'m| am|'ve| have)?\s*(?:currently\s+|now\s+|been\s+)?(?:work(?:ing|ed)?|employed) as|\bi do (?:\w+\s+)?work as|\bmy (?:job title|job|role|title|position|occupation|profession) is"
-            r"|\bi(?:'m| am)?\s*(?:now\s+|currently\s+|still\s+)?(?:work(?:ing)?|employed)\s+(?:at|for|by|with)\s+[^.,;!?\n]{1,60}?\s+as|\bby (?:profession|trade),? i(?:'m| am))\s+"
-            + _ART
-            + _VAL_ROLE,
+            rf"|\bi(?:'m| am)?\s*(?:now\s+|currently\s+|still\s+)?(?:work(?:ing)?|employed)\s+(?:at|for|by|with)\s+[^.,;!?\n]{{1,60}}?\s+as|\bby (?:profession|trade),? i(?:'m| am))\s+{_ART}{_VAL_ROLE}",
         ),
         (
             "role?",  # "I'm a nurse": only when the noun looks like a job (not "I'm a fan")
@@ -238,8 +231,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "location",
-            r"(?i:\bi(?:'m| am|(?:\s+(?:now|currently|still))?\s+work|\s+worked)\b[^.;!?\n]{0,80}?\b(?:at|for|with))\s+[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*\s+(?i:in)\s+"
-            + _NAME,
+            rf"(?i:\bi(?:'m| am|(?:\s+(?:now|currently|still))?\s+work|\s+worked)\b[^.;!?\n]{{0,80}}?\b(?:at|for|with))\s+[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*\s+(?i:in)\s+{_NAME}",
         ),
         (
             "location",
@@ -249,8 +241,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "favourite",
-            r"(?i:\bmy (?:all-time |absolute )?(?:favou?rite|preferred|go-to))\s+(?P<topic>[\w -]{2,30}?)\s+(?i:is|are)\s+"
-            + _VAL,
+            rf"(?i:\bmy (?:all-time |absolute )?(?:favou?rite|preferred|go-to))\s+(?P<topic>[\w -]{{2,30}}?)\s+(?i:is|are)\s+{_VAL}",
         ),
         (
             "dislike",
@@ -283,8 +274,7 @@ FIRST_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ("uses", r"(?i:\bi (?:mostly\s+|mainly\s+|usually\s+)?use)\s+" + _VAL),
         (
             "named",
-            r"(?i:\bmy)\s+(?P<topic>[a-z][\w' -]{1,30}?)\s+(?i:is|are)\s+(?i:called|named)\s+"
-            + _NAME,
+            rf"(?i:\bmy)\s+(?P<topic>[a-z][\w' -]{{1,30}}?)\s+(?i:is|are)\s+(?i:called|named)\s+{_NAME}",
         ),
         ("generic", r"(?i:\bmy)\s+(?P<topic>[a-z][\w' -]{1,30}?)\s+(?i:is|are)\s+" + _VAL),
     ]
@@ -297,8 +287,7 @@ THIRD_PERSON_RULES: list[tuple[str, re.Pattern]] = [
     for p, rx in [
         (
             "name",
-            r"(?i:\b(?:the )?user(?:'s)? name(?:'s| is|:)|\buser is (?:called|named)|\bthe user is)\s+"
-            + _NAME,
+            rf"(?i:\b(?:the )?user(?:'s)? name(?:'s| is|:)|\buser is (?:called|named)|\bthe user is)\s+{_NAME}",
         ),
         ("name", r"(?i:\buser is)\s+(?P<value>[A-Z][\w'-]+)\b(?!\s+(?:at|from|in)\b)"),
     ]
@@ -311,9 +300,7 @@ THIRD_PERSON_RULES: list[tuple[str, re.Pattern]] = [
         ),
         (
             "role",
-            r"(?i:\s+(?:works|is working) as|'s (?:role|job|job title|title|occupation) is|\s+is employed as|\s+works (?:at|for) [^.,;!?\n]{1,40}? as|\s+is(?=\s+(?:a|an|the)\s))\s+"
-            + _ART
-            + _VAL_ROLE,
+            rf"(?i:\s+(?:works|is working) as|'s (?:role|job|job title|title|occupation) is|\s+is employed as|\s+works (?:at|for) [^.,;!?\n]{{1,40}}? as|\s+is(?=\s+(?:a|an|the)\s))\s+{_ART}{_VAL_ROLE}",
         ),
         ("employer", r"(?i:\s+is (?:a|an|the) [\w -]{2,30}? (?:at|for|with))\s+" + _VAL),
         (
@@ -409,13 +396,12 @@ _ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "prof", "st", "mt", "ft"})
 
 def _make_fact(subject: str, predicate: str, match: re.Match, sentence: str) -> Statement | None:
     value = _clean_value(match.group("value"))
+    topic = _clean_value(match.group("topic")).lower() if "topic" in match.re.groupindex else ""
     if predicate == "favourite":
-        topic = _clean_value(match.group("topic")).lower()
         predicate = f"favourite {topic}"
     elif predicate == "named":
-        predicate = _clean_value(match.group("topic")).lower() + "'s name"
+        predicate = topic + "'s name"
     elif predicate == "generic":
-        topic = _clean_value(match.group("topic")).lower()
         if topic in ("name", "job", "role", "title") or topic.startswith(("favou", "preferred")):
             return None
         # "my city is X", "my employer is X": a known slot under another word
@@ -676,28 +662,25 @@ def _extract_rules(text: str, first_person: bool) -> list[Statement]:
                 if (f.predicate, f.value.lower()) not in known:
                     facts.append(Statement("user", f.predicate, f.value, source))
                     known.add((f.predicate, f.value.lower()))
-        if not first_person and re.search(r"\buser\b", sentence, re.I):
             # A list of memories in "key is value" form: "Known facts about the user: prefers
             # tea; name is Ravi." The key opens a list item (after ':', ';' or ',').
             for m in _KEY_IS_VALUE.finditer(sentence):
-                key = m.group("key").strip().lower().replace(" ", "_")
+                # "the user's role is to review" is not a job title
                 purpose = re.match(r"(?:to|not|also|that|about)\b", m.group("value"), re.I)
-                if (
-                    key in KEY_SYNONYMS
-                    and not purpose  # "the user's role is to review" is not a job title
-                    and not any(a < m.end() and m.start() < b for a, b in taken)
-                ):
-                    value = _clean_value(m.group("value"))
-                    if _accept(KEY_SYNONYMS[key], value):
-                        facts.append(Statement("user", KEY_SYNONYMS[key], value, source))
+                if not purpose and not any(a < m.end() and m.start() < b for a, b in taken):
+                    facts += _keyed_fact(m, source)
         if not first_person:
             for m in _KEY_VALUE.finditer(sentence):
-                key = m.group("key").strip().lower().replace(" ", "_")
-                if key in KEY_SYNONYMS and not any(a <= m.start("value") < b for a, b in taken):
-                    value = _clean_value(m.group("value"))
-                    if _accept(KEY_SYNONYMS[key], value):
-                        facts.append(Statement("user", KEY_SYNONYMS[key], value, source))
+                if not any(a <= m.start("value") < b for a, b in taken):
+                    facts += _keyed_fact(m, source)
     return _drop_partial(facts)
+
+
+def _keyed_fact(m: re.Match, source: str) -> list[Statement]:
+    """The user's fact a key and value state, when the key names a predicate (KEY_SYNONYMS)."""
+    predicate = KEY_SYNONYMS.get(m.group("key").strip().lower().replace(" ", "_"))
+    value = _clean_value(m.group("value")) if predicate else ""
+    return [Statement("user", predicate, value, source)] if _accept(predicate, value) else []
 
 
 def _drop_partial(facts: list[Statement]) -> list[Statement]:
@@ -809,12 +792,8 @@ def ask_about_all(question: str) -> list[tuple[str, str]]:
             break
         for m in pattern.finditer(question.strip()):
             topic = (m.groupdict().get("topic") or "").strip().lower()
-            if predicate == "generic":
-                found.append((m.start(), topic, topic))
-            elif predicate == "favourite":
-                found.append((m.start(), f"favourite {topic}", topic))
-            else:
-                found.append((m.start(), predicate, topic))
+            asked = {"generic": topic, "favourite": f"favourite {topic}"}.get(predicate, predicate)
+            found.append((m.start(), asked, topic))
     seen: dict[str, tuple[str, str]] = {}
     for _, p, t in sorted(found):
         seen.setdefault(p, (p, t))

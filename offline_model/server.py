@@ -50,15 +50,17 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import count, groupby
 from typing import Any
 
 import numpy as np
 
-from offline_model.model import ContextWindowExceeded, OfflineChatModel, output_tokens
+from offline_model.model import ContextWindowExceeded, OfflineChatModel, token_usage
 from offline_model.rules import STOPWORDS
 from offline_model.skills import user_facts
-from offline_model.text import content_text
+from offline_model.text import content_text, embed
 from offline_model.tools import _nullable, _ref_target, _resolve, empty_value
 
 HOST = "127.0.0.1"
@@ -69,9 +71,16 @@ MESSAGE_NAME_PATTERN = re.compile(r"^[^\s<|\\/>]+$")  # a message's name: no spa
 MAX_NAME_LENGTH = 64
 MAX_STOP_SEQUENCES = 4
 STRICT_MAX_DEPTH = 10
-STRICT_MAX_PROPERTIES = 5000
-STRICT_MAX_ENUM_VALUES = 1000
-STRICT_MAX_STRING_CHARS = 120_000
+# Structured outputs' totals per schema: (what is counted, limit, how the error names it).
+STRICT_LIMITS = (
+    ("properties", 5000, "schema has {} object properties"),
+    ("enum", 1000, "schema has {} enum values"),
+    (
+        "chars",
+        120_000,
+        "property names, definition names, enum and const values total {} characters",
+    ),
+)
 STRICT_KEYWORDS = frozenset(
     """type properties required additionalProperties items enum const anyOf $ref $defs definitions
     description title default examples $comment $schema $id pattern format minimum maximum
@@ -121,13 +130,16 @@ def _invalid_value(value: Any, supported: tuple, param: str) -> APIError:
     )
 
 
-def _empty_array(param: str) -> APIError:
-    return APIError(
-        f"Invalid '{param}': empty array. Expected an array with minimum length 1, but got an "
-        "empty array instead.",
-        param,
-        "empty_array",
-    )
+def _check_array(value: Any, param: str) -> None:
+    """A non-empty array, as OpenAI requires of messages and tools."""
+    _expect(value, list, param, "an array")
+    if not value:
+        raise APIError(
+            f"Invalid '{param}': empty array. Expected an array with minimum length 1, but got "
+            "an empty array instead.",
+            param,
+            "empty_array",
+        )
 
 
 def _needs_tools(param: str) -> APIError:
@@ -159,20 +171,21 @@ def _expect(value: Any, kind: type, param: str, expected: str) -> None:
         raise _wrong_type(param, expected, value)
 
 
-def _check_name(name: Any, param: str) -> None:
-    """A function or schema name: ^[a-zA-Z0-9_-]+$, at most 64 characters."""
+def _check_name(name: Any, param: str, pattern: re.Pattern = NAME_PATTERN) -> None:
+    """A name matching `pattern`; a function or schema name (^[a-zA-Z0-9_-]+$) has at most 64
+    characters."""
     _expect(name, str, param, "a string")
-    if len(name) > MAX_NAME_LENGTH:
+    if pattern is NAME_PATTERN and len(name) > MAX_NAME_LENGTH:
         raise APIError(
             f"Invalid '{param}': string too long. Expected a string with maximum length "
             f"{MAX_NAME_LENGTH}, but got a string with length {len(name)} instead.",
             param,
             "string_above_max_length",
         )
-    if not NAME_PATTERN.match(name):
+    if not pattern.match(name):
         raise APIError(
             f"Invalid '{param}': string does not match pattern. Expected a string that matches "
-            f"the pattern '^[a-zA-Z0-9_-]+$', got {name!r}.",
+            f"the pattern '{pattern.pattern}', got {name!r}.",
             param,
             "invalid_value",
         )
@@ -197,15 +210,7 @@ def strict_schema_error(schema: Any) -> str | None:
     totals = Counter()
     if error := _strict_node_error(schema, (), 0, schema, totals):
         return error
-    for key, limit, what in (
-        ("properties", STRICT_MAX_PROPERTIES, "schema has {} object properties"),
-        ("enum", STRICT_MAX_ENUM_VALUES, "schema has {} enum values"),
-        (
-            "chars",
-            STRICT_MAX_STRING_CHARS,
-            "property names, definition names, enum and const values total {} characters",
-        ),
-    ):
+    for key, limit, what in STRICT_LIMITS:
         if totals[key] > limit:
             return f"{what.format(totals[key])}, more than the limit of {limit}."
     return None
@@ -286,31 +291,25 @@ def _strict_object_error(
     return None
 
 
-def _optional_in_strict(spec: Any, root: dict) -> bool:
-    """Whether a property strict mode lists as required was likely optional in the model."""
-    # Nullable (strict mode's spelling of Optional), with a default, or a list (pydantic lists
-    # mostly default to empty).
-    resolved = _resolve(spec, root)
-    return _nullable(spec, root) or "default" in resolved or _types(resolved) == ["array"]
-
-
 def _relaxed(schema: dict) -> dict:
     """A strict schema as the offline model should read it: likely-optional properties optional."""
     # So the offline model leaves them out, as it does when given the original (non-strict) model.
+    # Likely optional: nullable (strict mode's spelling of Optional), with a default, or a list
+    # (pydantic lists mostly default to empty).
     schema = copy.deepcopy(schema)
+
+    def optional(spec: Any) -> bool:
+        resolved = _resolve(spec, schema)
+        return _nullable(spec, schema) or "default" in resolved or _types(resolved) == ["array"]
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
             props = node.get("properties")
             if isinstance(props, dict) and isinstance(node.get("required"), list):
-                node["required"] = [
-                    r for r in node["required"] if not _optional_in_strict(props.get(r), schema)
-                ]
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
+                node["required"] = [r for r in node["required"] if not optional(props.get(r))]
+            node = list(node.values())
+        for value in node if isinstance(node, list) else []:
+            walk(value)
 
     walk(schema)
     return schema
@@ -339,19 +338,20 @@ def _complete(value: Any, spec: Any, root: dict) -> Any:
 # Request validation.
 
 
-def _check_unknown(body: dict, known: frozenset) -> None:
+def _check_body(body: dict, known: frozenset) -> None:
+    """Both endpoints refuse unknown parameters and need a model."""
     for key in body:
         if key not in known:
             raise APIError(f"Unrecognized request argument supplied: {key}", key)
+    if not body.get("model"):
+        raise APIError("you must provide a model parameter")
 
 
 def _content_ok(content: Any, param: str, allow_none: bool) -> None:
     """Message content: a string or a list of content parts (each an object with a type)."""
-    if content is None:
-        if not allow_none:
-            raise _missing(param)
-        return
-    if isinstance(content, str):
+    if content is None and not allow_none:
+        raise _missing(param)
+    if content is None or isinstance(content, str):
         return
     _expect(content, list, param, "one of a string or array of objects")
     for j, part in enumerate(content):
@@ -368,23 +368,18 @@ def validate_openai_messages(messages: Any) -> None:
     # it.
     if messages is None:
         raise _missing("messages")
-    _expect(messages, list, "messages", "an array")
-    if not messages:
-        raise _empty_array("messages")
-    pending: list[str] | None = None  # ids still to answer, in call order
+    _check_array(messages, "messages")
+    pending: list[str] | None = None  # ids still to answer, in call order ([]: all answered)
     calls_at = -1  # index of the assistant message whose calls are being answered
-    answered = False  # a tool message may follow (the calls above were all answered)
     for i, m in enumerate(messages):
         role = _message_role(i, m)
         if role == "tool":
-            _check_tool_answer(messages, i, pending, calls_at, answered)
+            _check_tool_answer(messages, i, pending, calls_at)
             pending.pop(0)
-            if not pending:
-                pending, answered = None, True
             continue
         if pending:
             raise _unanswered(pending, calls_at)
-        pending, answered = None, False
+        pending = None
         if role == "function" and not isinstance(m.get("name"), str):
             raise _missing(f"messages[{i}].name")
         ids = _tool_call_ids(i, m.get("tool_calls") if role == "assistant" else None)
@@ -416,23 +411,14 @@ def _message_role(i: int, m: Any) -> str:
         f"messages[{i}].content",
         allow_none=role == "assistant" and ("tool_calls" in m or "function_call" in m),
     )
-    if "name" in m and m["name"] is not None:
-        _expect(m["name"], str, f"messages[{i}].name", "a string")
-        if not MESSAGE_NAME_PATTERN.match(m["name"]):
-            raise APIError(
-                f"Invalid 'messages[{i}].name': string does not match pattern. Expected a "
-                f"string that matches the pattern '^[^\\s<|\\\\/>]+$', got {m['name']!r}.",
-                f"messages[{i}].name",
-                "invalid_value",
-            )
+    if m.get("name") is not None:
+        _check_name(m["name"], f"messages[{i}].name", MESSAGE_NAME_PATTERN)
     return role
 
 
-def _check_tool_answer(
-    messages: list, i: int, pending: list[str] | None, calls_at: int, answered: bool
-) -> None:
+def _check_tool_answer(messages: list, i: int, pending: list[str] | None, calls_at: int) -> None:
     """Whether tool message i answers the next call still `pending` from messages[calls_at]."""
-    if pending is None and not answered:
+    if pending is None:
         raise APIError(
             "Invalid parameter: messages with role 'tool' must be a response to a "
             "preceeding message with 'tool_calls'.",
@@ -445,22 +431,14 @@ def _check_tool_answer(
         return
     made = [c.get("id") for c in messages[calls_at].get("tool_calls") or []]
     if call_id not in made:
-        raise APIError(
-            f"Invalid parameter: messages[{i}] has tool_call_id {call_id!r}, which "
-            f"is not among the tool calls of messages[{calls_at}]: {made}.",
-            f"messages.[{i}].tool_call_id",
-        )
-    if pending and call_id in pending:
-        raise APIError(
-            f"Invalid parameter: messages[{i}] answers tool_call_id {call_id!r} "
-            f"before {pending[0]!r}; tool messages must answer the tool calls of "
-            f"messages[{calls_at}] in the order they were made.",
-            f"messages.[{i}].tool_call_id",
-        )
-    raise APIError(
-        f"Invalid parameter: messages[{i}] answers tool_call_id {call_id!r} a second time.",
-        f"messages.[{i}].tool_call_id",
-    )
+        why = f"has tool_call_id {call_id!r}, which is not among the tool calls of "
+        why += f"messages[{calls_at}]: {made}"
+    elif pending and call_id in pending:
+        why = f"answers tool_call_id {call_id!r} before {pending[0]!r}; tool messages must answer "
+        why += f"the tool calls of messages[{calls_at}] in the order they were made"
+    else:
+        why = f"answers tool_call_id {call_id!r} a second time"
+    raise APIError(f"Invalid parameter: messages[{i}] {why}.", f"messages.[{i}].tool_call_id")
 
 
 def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
@@ -486,11 +464,9 @@ def _tool_call_ids(i: int, tool_calls: Any) -> list[str]:
     return ids
 
 
-def validate_tools(tools: Any) -> list[dict]:
-    """OpenAI's checks on `tools` (valid unique function names, strict parameters); returns them."""
-    _expect(tools, list, "tools", "an array")
-    if not tools:
-        raise _empty_array("tools")
+def validate_tools(tools: Any) -> None:
+    """OpenAI's checks on `tools`: valid unique function names, strict parameters."""
+    _check_array(tools, "tools")
     seen: dict[str, int] = {}
     for i, t in enumerate(tools):
         _expect(t, dict, f"tools[{i}]", "an object")
@@ -521,7 +497,6 @@ def validate_tools(tools: Any) -> list[dict]:
         if error:
             code = "invalid_function_parameters"
             raise APIError(f"Invalid schema for function {name!r}: {error}", param, code)
-    return tools
 
 
 def validate_tool_choice(tool_choice: Any, tools: list | None) -> None:
@@ -567,35 +542,16 @@ def validate_response_format(response_format: Any) -> dict:
     schema = spec.get("schema")
     if schema is not None and not isinstance(schema, dict):
         raise _wrong_type("response_format.json_schema.schema", "an object", schema)
-    if spec.get("strict") is True:
-        if error := strict_schema_error(schema if schema is not None else {}):
-            raise APIError(
-                f"Invalid schema for response_format {spec['name']!r}: {error}", "response_format"
-            )
-    return response_format
-
-
-def _positive_int(body: dict, key: str) -> int | None:
-    value = body.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _wrong_type(key, "an integer", value)
-    if value < 1:
+    if spec.get("strict") is True and (error := strict_schema_error(schema or {})):
         raise APIError(
-            f"Invalid '{key}': integer below minimum value. Expected a value >= 1, but got "
-            f"{value} instead.",
-            key,
-            "integer_below_min_value",
+            f"Invalid schema for response_format {spec['name']!r}: {error}", "response_format"
         )
-    return value
+    return response_format
 
 
 def validate_chat(body: dict) -> None:
     """Every check the chat completions endpoint makes before calling the model."""
-    _check_unknown(body, CHAT_PARAMETERS)
-    if not body.get("model"):
-        raise APIError("you must provide a model parameter")
+    _check_body(body, CHAT_PARAMETERS)
     _expect(body["model"], str, "model", "a string")
     for legacy in ("functions", "function_call"):
         if legacy in body:
@@ -624,8 +580,16 @@ def validate_chat(body: dict) -> None:
                 "of type 'json_object'.",
                 "messages",
             )
-    for key in ("max_tokens", "max_completion_tokens", "n"):
-        _positive_int(body, key)
+    for key in ("max_tokens", "max_completion_tokens", "n"):  # positive integers
+        if isinstance(value := body.get(key), bool) or not isinstance(value, int | None):
+            raise _wrong_type(key, "an integer", value)
+        if value is not None and value < 1:
+            raise APIError(
+                f"Invalid '{key}': integer below minimum value. Expected a value >= 1, but got "
+                f"{value} instead.",
+                key,
+                "integer_below_min_value",
+            )
     stop = body.get("stop")
     if stop is not None:
         if isinstance(stop, list):
@@ -671,10 +635,9 @@ def to_langchain(messages: list[dict]) -> list:
     out, names = [], {}
     for m in messages:
         role, content, name = m["role"], _lc_content(m.get("content")), m.get("name")
-        if role in ("system", "developer"):
-            out.append(lc.SystemMessage(content=content, name=name))
-        elif role == "user":
-            out.append(lc.HumanMessage(content=content, name=name))
+        if role in ("system", "developer", "user"):
+            kind = lc.HumanMessage if role == "user" else lc.SystemMessage
+            out.append(kind(content=content, name=name))
         elif role == "assistant":
             calls, invalid = [], []
             for c in m.get("tool_calls") or []:
@@ -780,6 +743,7 @@ false correct incorrect none i'm i've i'd i'll it's you're that's there's here's
 can't won't didn't isn't hello hi hey thanks okay ok yes no""".split()
 
 
+@lru_cache(maxsize=1)
 def _common_words() -> frozenset:
     words = set(STOPWORDS) | set(STARTERS)
     for pattern, alternatives in SYNONYMS:
@@ -791,14 +755,8 @@ def _common_words() -> frozenset:
     return frozenset(words)
 
 
-_COMMON: frozenset | None = None
-
-
 def _is_common(word: str) -> bool:
-    global _COMMON
-    if _COMMON is None:
-        _COMMON = _common_words()
-    return word.lower().strip(".,;:!?'\"()") in _COMMON
+    return word.lower().strip(".,;:!?'\"()") in _common_words()
 
 
 def _rng(*parts: str) -> random.Random:
@@ -822,13 +780,8 @@ def fact_tokens(text: str) -> Counter:
 
 def _protect(text: str) -> tuple[str, list[str]]:
     """`text` with code, URLs, paths and identifiers replaced by placeholders, and the spans."""
-    spans: list[str] = []
-
-    def hide(m: re.Match) -> str:
-        spans.append(m.group(0))
-        return f"\ue000{len(spans) - 1}\ue001"
-
-    return _PROTECT.sub(hide, text), spans
+    spans, number = _PROTECT.findall(text), count()  # findall: whole matches (no groups)
+    return _PROTECT.sub(lambda m: f"\ue000{next(number)}\ue001", text), spans
 
 
 def _restore(text: str, spans: list[str]) -> str:
@@ -875,18 +828,13 @@ def _user_subject(text: str, rng: random.Random, user_name: str | None) -> str:
     return USER_SUBJECT.sub(swap, text)
 
 
-def _split_sentences(paragraph: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(paragraph.strip()) if s]
-
-
 def _reorder_sentences(text: str, rng: random.Random) -> str | None:
     """Another order for a paragraph's sentences (a verdict stays first), or None."""
     # A sentence starting with a pronoun or connective moves with the one before it.
     if "\n" in text.strip():
         return None
-    sentences = _split_sentences(text)
     groups: list[list[str]] = []
-    for s in sentences:
+    for s in filter(None, _SENTENCE_END.split(text.strip())):
         if groups and (DEPENDENT.match(s) or groups[-1][-1].rstrip().endswith(":")):
             groups[-1].append(s)
         else:
@@ -899,11 +847,8 @@ def _reorder_sentences(text: str, rng: random.Random) -> str | None:
     while order == sorted(order):
         rng.shuffle(order)
     ended = text.rstrip()[-1:] in ".!?"
-    parts = []
-    for g in fixed + [movable[i] for i in order]:
-        sentence = " ".join(g).rstrip()
-        parts.append(sentence if sentence[-1:] in ".!?:" else sentence + ".")
-    out = " ".join(parts)
+    sentences = [" ".join(g).rstrip() for g in fixed + [movable[i] for i in order]]
+    out = " ".join(s if s[-1:] in ".!?:" else s + "." for s in sentences)
     if not ended and out.endswith("."):
         out = out[:-1]
     return out
@@ -912,16 +857,8 @@ def _reorder_sentences(text: str, rng: random.Random) -> str | None:
 def _reorder_list(text: str, rng: random.Random) -> str | None:
     """List items in another order, markers in place (1, 2, 3 stays 1, 2, 3); None if no list."""
     lines = text.split("\n")
-    blocks, current = [], []
-    for i, line in enumerate(lines):
-        if _LIST_LINE.match(line):
-            current.append(i)
-        else:
-            if len(current) >= 2:
-                blocks.append(current)
-            current = []
-    if len(current) >= 2:
-        blocks.append(current)
+    runs = groupby(range(len(lines)), key=lambda i: _LIST_LINE.match(lines[i]) is not None)
+    blocks = [block for listed, run in runs if listed and len(block := list(run)) >= 2]
     if not blocks:
         return None
     for block in blocks:
@@ -976,15 +913,10 @@ def _short(text: str, rng: random.Random, add_period: bool = True) -> str:
     if not options:
         return text
     out = text
+    change = {"first": _toggle_first_case, "period": _toggle_period}
+    change |= {"upper": str.upper, "lower": str.lower}
     for choice in rng.sample(options, k=min(len(options), rng.choice((1, 2)))):
-        if choice == "first":
-            out = _toggle_first_case(out) or out
-        elif choice == "upper":
-            out = out.upper()
-        elif choice == "lower":
-            out = out.lower()
-        elif choice == "period":
-            out = _toggle_period(out) or out
+        out = change[choice](out) or out
     if out == text and "period" in options:
         out = _toggle_period(text) or text
     return out
@@ -1067,12 +999,11 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def _identifier_key(key: str | None) -> bool:
-    return key is not None and (key.lower() in ID_KEYS or bool(_ID_SUFFIX.search(key)))
-
-
-def _free_text(spec: dict) -> bool:
-    """A free-text schema: type string (or string / null), no enum, const, pattern or format."""
+def _free_text(spec: dict, key: str | None) -> bool:
+    """Free text: a schema of type string (or string / null) with no enum, const, pattern or
+    format, under a key that does not name an identifier (ID_KEYS, *_id, ...)."""
+    if key is not None and (key.lower() in ID_KEYS or _ID_SUFFIX.search(key)):
+        return False
     kinds = [k for k in _types(spec) if k != "null"]
     return kinds == ["string"] and not ({"enum", "const", "pattern", "format"} & set(spec))
 
@@ -1096,24 +1027,14 @@ def reword_args(
         if isinstance(value, list) and "array" in _types(spec):
             items = _resolve(spec.get("items"), schema)
             out = [walk(v, items, key, f"{path}/{i}") for i, v in enumerate(value)]
-            if (
-                len(out) >= 2
-                and _free_text(items)
-                and not _identifier_key(key)
-                and all(isinstance(v, str) for v in out)
-            ):
+            if len(out) >= 2 and _free_text(items, key) and all(isinstance(v, str) for v in out):
                 order = list(range(len(out)))
                 rng = _rng("list", seed, path)
                 while order == sorted(order) and len(set(out)) > 1:
                     rng.shuffle(order)
                 out = [out[i] for i in order]
             return out
-        if (
-            isinstance(value, str)
-            and _free_text(spec)
-            and not _identifier_key(key)
-            and len(value.split()) >= 3
-        ):
+        if isinstance(value, str) and _free_text(spec, key) and len(value.split()) >= 3:
             return _reword(value, _rng("arg", seed, path, value), user_name, polite=False)
         return value
 
@@ -1149,35 +1070,22 @@ class _Reply:
     skill: str
 
 
-def _with_output_tokens(usage: dict, content: str | None, tool_calls: list[dict]) -> dict:
-    """`usage` with the output tokens recounted for this content and these calls, as
-    OfflineChatModel counts them."""
-    output = output_tokens(content or "", tool_calls)
-    return {**usage, "output_tokens": output, "total_tokens": usage["input_tokens"] + output}
-
-
 def run_offline(body: dict, messages: list) -> _Reply:
     """Call OfflineChatModel as the request asks (tools, response_format, max_tokens, stop)."""
     model = OfflineChatModel()
     kwargs: dict = {}
     if budget := body.get("max_completion_tokens") or body.get("max_tokens"):
         kwargs["max_tokens"] = budget
-    stop = body.get("stop")
-    if stop is not None:
+    if (stop := body.get("stop")) is not None:
         kwargs["stop"] = [stop] if isinstance(stop, str) else list(stop)
     tools = body.get("tools")
     response_format = body.get("response_format") or {"type": "text"}
 
     if tools:
-        strict = {
-            t["function"]["name"]: t["function"] for t in tools if t["function"].get("strict")
-        }
+        strict = {fn["name"]: fn for t in tools if (fn := t["function"]).get("strict")}
         planned = [
-            {
-                **t,
-                "function": {**t["function"], "parameters": _relaxed(t["function"]["parameters"])},
-            }
-            if t["function"]["name"] in strict and t["function"].get("parameters")
+            {**t, "function": {**fn, "parameters": _relaxed(fn["parameters"])}}
+            if (fn := t["function"]).get("strict") and fn.get("parameters")
             else t
             for t in tools
         ]
@@ -1189,7 +1097,7 @@ def run_offline(body: dict, messages: list) -> _Reply:
             usage = dict(message.usage_metadata)
             if body.get("parallel_tool_calls") is False and len(calls) > 1:
                 calls = calls[:1]  # OpenAI then makes at most one call
-                usage = _with_output_tokens(usage, None, calls)
+                usage = token_usage(usage["input_tokens"], None, calls)
             for c in calls:
                 fn = strict.get(c["name"])
                 if fn and fn.get("parameters"):
@@ -1209,7 +1117,7 @@ def run_offline(body: dict, messages: list) -> _Reply:
         if schema is None:  # json_object with no keys named: the text answer, as JSON
             message = model.invoke(messages, **kwargs)
             content = json.dumps({"response": message.content}, ensure_ascii=False)
-            usage = _with_output_tokens(dict(message.usage_metadata), content, [])
+            usage = token_usage(message.usage_metadata["input_tokens"], content, [])
             return _Reply(content, [], usage, "json_object")
         strict = bool(response_format.get("json_schema", {}).get("strict"))
         parameters = _relaxed(schema) if strict else schema
@@ -1228,15 +1136,11 @@ def run_offline(body: dict, messages: list) -> _Reply:
     return _Reply(message.content, [], dict(message.usage_metadata), skill)
 
 
-def _user_name(messages: list) -> str | None:
-    """The user's name as the request's own messages state it, or None."""
-    names = [f.value for f in user_facts(messages) if f.predicate == "name"]
-    return names[-1] if names else None
-
-
 def reworded_reply(reply: _Reply, body: dict, messages: list) -> _Reply:
     """The reply with its free text reworded ("reworded" mode) and output tokens recounted."""
-    user_name = _user_name(messages)
+    # the user's name as the request's own messages state it (the newest statement)
+    names = [f.value for f in user_facts(messages) if f.predicate == "name"]
+    user_name = names[-1] if names else None
     content, calls = reply.content, reply.tool_calls
     response_format = body.get("response_format") or {}
     if content and not calls:
@@ -1258,7 +1162,7 @@ def reworded_reply(reply: _Reply, body: dict, messages: list) -> _Reply:
             {**c, "args": reword_args(c["args"], schemas.get(c["name"]), user_name=user_name)}
             for c in calls
         ]
-    usage = _with_output_tokens(reply.usage, content, calls)
+    usage = token_usage(reply.usage["input_tokens"], content, calls)
     return _Reply(content, calls, usage, reply.skill)
 
 
@@ -1285,6 +1189,12 @@ def _openai_calls(calls: list[dict]) -> list[dict]:
     ]
 
 
+def _envelope(body: dict, completion_id: str, kind: str) -> dict:
+    """The fields a chat.completion body and each chunk start with."""
+    fields = {"id": completion_id, "object": kind, "created": int(time.time())}
+    return fields | {"model": body["model"], "system_fingerprint": "memlib-offline"}
+
+
 def completion_body(reply: _Reply, body: dict, completion_id: str) -> dict:
     """A chat.completion body for the reply (n identical choices when n > 1)."""
     message: dict = {
@@ -1297,11 +1207,7 @@ def completion_body(reply: _Reply, body: dict, completion_id: str) -> dict:
         message["tool_calls"] = _openai_calls(reply.tool_calls)
     finish = "tool_calls" if reply.tool_calls else "stop"
     return {
-        "id": completion_id,
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body["model"],
-        "system_fingerprint": "memlib-offline",
+        **_envelope(body, completion_id, "chat.completion"),
         "choices": [
             {"index": i, "message": message, "logprobs": None, "finish_reason": finish}
             for i in range(body.get("n") or 1)
@@ -1315,13 +1221,7 @@ def completion_chunks(reply: _Reply, body: dict, completion_id: str) -> Iterator
     # Role first, then content word by word or tool-call deltas (with index; arguments in pieces), a
     # final chunk with finish_reason, and a usage chunk when stream_options.include_usage.
     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-    base = {
-        "id": completion_id,
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": body["model"],
-        "system_fingerprint": "memlib-offline",
-    }
+    base = _envelope(body, completion_id, "chat.completion.chunk")
     if include_usage:
         base["usage"] = None
 
@@ -1378,24 +1278,22 @@ def _embedding_texts(value: Any) -> list[str]:
             f"token ids or array of token-id arrays, got {json.dumps(value)[:200]}.",
             "input",
         )
-    for i, t in enumerate(texts):
-        if not t:
-            raise APIError(
-                f"'$.input' is invalid: input[{i}] is an empty string; OpenAI rejects empty input.",
-                "input",
-            )
+    if "" in texts:
+        i = texts.index("")
+        raise APIError(
+            f"'$.input' is invalid: input[{i}] is an empty string; OpenAI rejects empty input.",
+            "input",
+        )
     return texts
 
 
-def embeddings_body(body: dict, embedder: Any) -> dict:
+def embeddings_body(body: dict) -> dict:
     """An OpenAI embeddings body: 384-d MiniLM vectors as floats or base64 (little-endian f4)."""
     # `dimensions` below 384 truncates and renormalises, as OpenAI's text-embedding-3 models do.
     from memlib.embeddings import DIMS
     from memlib.tokens import get_encoding
 
-    _check_unknown(body, EMBEDDING_PARAMETERS)
-    if not body.get("model"):
-        raise APIError("you must provide a model parameter")
+    _check_body(body, EMBEDDING_PARAMETERS)
     texts = _embedding_texts(body.get("input"))
     fmt = body.get("encoding_format") or "float"
     if fmt not in ("float", "base64"):
@@ -1409,17 +1307,15 @@ def embeddings_body(body: dict, embedder: Any) -> dict:
             f"dimensions must be an integer from 1 to {DIMS}.",
             "dimensions",
         )
-    vectors = embedder.embed_array(texts).astype(np.float32)
+    vectors = embed(texts).astype(np.float32)
     if dims is not None and dims < DIMS:
         vectors = vectors[:, :dims]
         vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
-    data = []
-    for i, v in enumerate(vectors):
-        if fmt == "base64":
-            embedding: Any = base64.b64encode(v.astype("<f4").tobytes()).decode("ascii")
-        else:
-            embedding = [float(x) for x in v]
-        data.append({"object": "embedding", "index": i, "embedding": embedding})
+    if fmt == "base64":
+        embeddings = [base64.b64encode(v.astype("<f4").tobytes()).decode("ascii") for v in vectors]
+    else:
+        embeddings = vectors.tolist()  # Python floats
+    data = [{"object": "embedding", "index": i, "embedding": e} for i, e in enumerate(embeddings)]
     encoding = get_encoding(EMBEDDING_ENCODING)
     tokens = sum(len(encoding.encode(t, disallowed_special=())) for t in texts)
     return {
@@ -1482,64 +1378,46 @@ class _Handler(BaseHTTPRequestHandler):
             raise APIError(f"The request body must be a JSON object, got {json.dumps(body)[:100]}.")
         return body
 
-    def _authorized(self) -> bool:
-        if (self.headers.get("Authorization") or "").startswith("Bearer "):
-            return True
-        self._fail(
-            APIError(
-                "You didn't provide an API key. Set OPENAI_API_KEY to any value for this "
-                "offline server (it accepts every key).",
-                status=401,
-            )
-        )
-        return False
-
     def _not_found(self) -> None:
-        method = self.command
-        path = self.path.split("?")[0]
-        self._fail(APIError(f"Invalid URL ({method} {path})", status=404))
+        self._fail(APIError(f"Invalid URL ({self.command} {self.path.split('?')[0]})", status=404))
 
-    def do_GET(self) -> None:  # noqa: N802
-        path = self.path.split("?")[0].rstrip("/")
-        if path == "/v1/models":
-            if self._authorized():
-                self._send_json(200, self.owner._models())
-        else:
-            self._not_found()
+    # (method, path) -> the owner's endpoint, called with the request's JSON body (GET: None)
+    routes = {
+        ("GET", "/v1/models"): "_models",
+        ("POST", "/v1/chat/completions"): "_chat",
+        ("POST", "/v1/embeddings"): "_embeddings",
+    }
 
     def do_POST(self) -> None:  # noqa: N802
-        path = self.path.split("?")[0].rstrip("/")
-        routes = {
-            "/v1/chat/completions": self.owner._chat,
-            "/v1/embeddings": self.owner._embeddings,
-        }
-        if path not in routes:
-            length = int(self.headers.get("Content-Length") or 0)
-            self.rfile.read(length)
+        """Answer the route: a POST's body read as JSON, then the API key checked, then the
+        endpoint called; its errors answered as OpenAI's (a failure of the offline model: 500)."""
+        endpoint = self.routes.get((self.command, self.path.split("?")[0].rstrip("/")))
+        if endpoint is None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
             self._not_found()
             return
         try:
-            body = self._read_json()
-            if not self._authorized():
-                return
-            result = routes[path](body)
+            body = self._read_json() if self.command == "POST" else None
+            if not (self.headers.get("Authorization") or "").startswith("Bearer "):
+                raise APIError(
+                    "You didn't provide an API key. Set OPENAI_API_KEY to any value for this "
+                    "offline server (it accepts every key).",
+                    status=401,
+                )
+            result = getattr(self.owner, endpoint)(body)
         except APIError as e:
             self._fail(e)
             return
         except Exception as e:  # the offline model failed: a server error, like OpenAI's 500
-            self._fail(
-                APIError(
-                    f"The offline model failed on this request: {type(e).__name__}: {e}",
-                    status=500,
-                    kind="server_error",
-                )
-            )
+            failure = f"The offline model failed on this request: {type(e).__name__}: {e}"
+            self._fail(APIError(failure, status=500, kind="server_error"))
             return
         if isinstance(result, dict):
             self._send_json(200, result)
         else:
             self._send_stream(result)
 
+    do_GET = do_POST
     do_PUT = do_DELETE = do_PATCH = _not_found  # no such routes: OpenAI's 404
 
 
@@ -1571,7 +1449,6 @@ class OpenAICompatibleServer:
         # One model call at a time: deterministic, and no races on the models' shared caches.
         self._lock = threading.Lock()
         self._stats_lock = threading.Lock()
-        self._embedder = None
         self.reset_stats()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -1632,9 +1509,7 @@ class OpenAICompatibleServer:
         # "message"} each), models and skills (counts per requested model and per offline skill).
         with self._stats_lock:
             snapshot = copy.deepcopy(self._stats)
-        snapshot["models"] = dict(snapshot["models"])
-        snapshot["skills"] = dict(snapshot["skills"])
-        return snapshot
+        return snapshot | {key: dict(snapshot[key]) for key in ("models", "skills")}
 
     def _record_rejection(self, path: str, error: APIError) -> None:
         entry = {"path": path, "status": error.status, "param": error.param, "code": error.code}
@@ -1669,18 +1544,14 @@ class OpenAICompatibleServer:
 
     def _embeddings(self, body: dict) -> dict:
         with self._lock:
-            if self._embedder is None:
-                from memlib.embeddings import MiniLMEmbeddings
-
-                self._embedder = MiniLMEmbeddings(cache_size=16384)
-            result = embeddings_body(body, self._embedder)
+            result = embeddings_body(body)
         with self._stats_lock:
             self._stats["embedding_requests"] += 1
             self._stats["embedded_texts"] += len(result["data"])
             self._stats["models"][body["model"]] += 1
         return result
 
-    def _models(self) -> dict:
+    def _models(self, body: None = None) -> dict:
         names = ["gpt-4o-mini", "text-embedding-3-small", *self.stats["models"]]
         model = {"object": "model", "created": 0, "owned_by": "memlib-offline"}
         return {"object": "list", "data": [{"id": n, **model} for n in dict.fromkeys(names)]}
@@ -1706,9 +1577,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument("--mode", choices=MODES, default="plain", help="plain or reworded")
         parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
         args = parser.parse_args(argv)
-        server = OpenAICompatibleServer(port=args.port, mode=args.mode, verbose=args.verbose)
-        server.start()
-        try:
+        with OpenAICompatibleServer(port=args.port, mode=args.mode, verbose=args.verbose) as server:
             print(server.base_url, flush=True)
             print(
                 f"export OPENAI_BASE_URL={server.base_url} OPENAI_API_KEY=offline"
@@ -1718,8 +1587,6 @@ def main(argv: list[str] | None = None) -> int:
             )
             while not stop.wait(0.5):  # a timed wait: signal handlers run between waits
                 pass
-        finally:
-            server.stop()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

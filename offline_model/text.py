@@ -21,6 +21,7 @@ from langchain_core.messages import BaseMessage
 
 # Predicates a person holds one value of; every other predicate may hold several.
 SINGLE_VALUED = ("name", "employer", "role", "location", "age")
+_TEXT_KEYS = ("", "content", "text", "memory", "page_content")  # flatten_json: the text itself
 
 
 def message_text(message: BaseMessage) -> str:
@@ -75,12 +76,8 @@ def flatten_json(text: str) -> str:
         elif isinstance(node, list):
             for v in node:
                 walk(v, key)
-        elif isinstance(node, str) and node.strip():
-            lines.append(
-                node
-                if key in ("", "content", "text", "memory", "page_content")
-                else f"{key}: {node}"
-            )
+        elif isinstance(node, str) and node.strip():  # a text field's value stands alone
+            lines.append(node if key in _TEXT_KEYS else f"{key}: {node}")
         elif isinstance(node, (int, float)) and not isinstance(node, bool) and key:
             lines.append(f"{key}: {node}")
 
