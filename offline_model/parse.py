@@ -48,11 +48,12 @@ _TITLES = {"dr", "dr.", "mr", "mr.", "ms", "ms.", "mrs", "mrs.", "prof", "prof."
 
 
 _IRREGULAR = dict(  # the third person of "I am", "I've", ... ("was" stays)
-    pair.split(":") for pair in "am:is 'm:is have:has 've:has do:does go:goes was:was".split()
+    pair.split(":")
+    for pair in "am:is 'm:is are:is have:has 've:has do:does go:goes were:was".split()
 )
 _MODALS = frozenset(
     """can could will would should might must may shall 'll 'd did had cannot can't won't wouldn't
-couldn't shouldn't didn't wasn't isn't aren't""".split()
+couldn't shouldn't didn't wasn't isn't""".split()
 )
 _IRREGULAR_PAST = frozenset(
     """meant went said made took got had was were knew thought left felt kept built sent spent told
@@ -67,6 +68,8 @@ def conjugate(verb: str) -> str:
         return _IRREGULAR[low]
     if low in _IRREGULAR_PAST:
         return verb  # "I meant" -> "User meant"
+    if low.endswith("n't") and low not in _MODALS:  # "haven't" -> "hasn't", "don't" -> "doesn't"
+        return conjugate(verb[:-3]) + verb[-3:]
     if low in _MODALS or (low.endswith("ed") and not low.endswith("eed")) or not low.isalpha():
         return verb
     if re.search(r"(?:s|sh|ch|x|z|o)$", low):

@@ -866,15 +866,13 @@ def to_first_person(sentence: str) -> str:
     return from_user(sentence, "my", "I", _TO_FIRST)
 
 
-def you_to_user(sentence: str, user: str = "the user", verbs: bool = True) -> str:
-    """An assistant's sentence to the user, about the user: "you work" -> "the user works"; with
-    `verbs=False` only the pronouns change ("your" -> "User's" for user="User")."""
+def you_to_user(sentence: str, user: str = "the user") -> str:
+    """An assistant's sentence to the user, about the user: "you work" -> "the user works"."""
     s = re.sub(r"\byour\b", f"{user}'s", sentence, flags=re.I)
     s = re.sub(r"\byou(?:'re| are)\b", f"{user} is", s, flags=re.I)
-    if verbs:
-        s = re.sub(r"\byou(?:'ve| have)\b", f"{user} has", s, flags=re.I)
-        # "you need" -> "the user needs" (not "do you ...")
-        s = re.sub(r"(?<!\w )\byou\s+([a-z']+)\b(?=\s)", lambda m: f"{user} {conjugate(m[1])}", s)
+    s = re.sub(r"\byou(?:'ve| have)\b", f"{user} has", s, flags=re.I)
+    # "you need" -> "the user needs", "You haven't" -> "the user hasn't" (not "do you ...")
+    s = re.sub(r"(?i)(?<!\w )\byou\s+([a-z']+)\b(?=\s)", lambda m: f"{user} {conjugate(m[1])}", s)
     return re.sub(r"\byou\b", user, s, flags=re.I)
 
 

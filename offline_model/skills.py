@@ -398,7 +398,7 @@ def _rewrite(speaker: str, sentence: str) -> str:
     if speaker in ("user", "human"):
         return to_third_person(sentence)
     if speaker in ("assistant", "ai"):
-        return you_to_user(sentence, "User", verbs=False)
+        return you_to_user(sentence, "User")
     return sentence
 
 
@@ -509,10 +509,6 @@ _USER_ACK = re.compile(
     r"(?:a |an |very |really |so |much |now )?(?:good|great|helpful|clear|clearer|useful|nice|"
     r"perfect|interesting|cool|fine|neat|handy|better|easy|simple|start|sense)?\b",
 )
-_ANSWER_LEAD = re.compile(
-    r"(?i)^(?:from what i have in context|based on (?:the|my|your) (?:context|notes|documents?)|"
-    r"based on a similar past task|according to (?:the|my) (?:context|notes|documents?))\s*[:,]\s*",
-)
 _NO_INFO = re.compile(r"\bI (?:don't|do not) (?:have|know)\b|\bI can't answer\b", re.I)
 _LEADING_COURTESY = re.compile(
     r"(?i)^(?:(?:hi|hello|hey|thanks|thank you|ok(?:ay)?|great|cool|sure|good|right|so|well)\b[\w ]{0,12}?[,!.]\s+)+",
@@ -569,6 +565,12 @@ def _focus(question: str) -> str:
             head, _, last = rest.rpartition(" ")
             rest = f"{head} {conjugate(last)}"
         rest = f"how {rest}"
+    elif m and (m.group("word") or "").lower() in ("how is", "how are"):
+        doc = _doc(q)  # "How are tuples different from lists" -> "how tuples are different ..."
+        subj = next((t for t in doc if t.dep_.startswith("nsubj")), None)
+        if subj is not None and subj.i > 1:
+            end = max([subj.i] + [c.i for c in subj.children if c.dep_ == "conj"]) + 1
+            rest = f"how {doc[subj.left_edge.i : end].text} {doc[1].lower_} {doc[end:].text}"
     if m and (m.group("word") or "").lower() in ("what does", "what do") and not pronoun:
         rest = re.sub(r"\s+(?:mean|do|stand for|return|look like)\b.*$", "", rest, flags=re.I)
     elif word in ("what", "which") and not pronoun:
@@ -833,7 +835,6 @@ def _read_exchange(
             if _GREETING_SENTENCE.match(s) or _INSTRUCTION_ECHO.search(s) or _SALUTATION.match(s):
                 continue
             if kind == "assistant":
-                s = _ANSWER_LEAD.sub("", s)
                 if (
                     _ACK.match(s)
                     or _is_small_talk(s)
@@ -858,6 +859,8 @@ def _read_exchange(
                 continue
             if not facts and (_words(s) < 3 or SIGNATURE_NAME.match(s)):
                 continue  # "Oh, Hooli!", "Me! Rafael!", "Mira Barros": not a sentence
+            if kind == "user":  # a request ("Please run X") is what the user asked for
+                s = f"User asked to {asked}" if (asked := _request(s.rstrip(".!"))) else s
             states.append(to_third_person(s) if kind == "user" else s)
             said.add(_short(s).lower())
     for c in calls[len(tools) :]:
@@ -910,8 +913,6 @@ def _asked_levels(asks: list[str], answers: list[str]) -> tuple[list[str], list[
         first = _short(_drop_repeated_subject(answers[0], focus))
         short = _short(_clause(_drop_repeated_subject(answers[0], focus)))
         head = _capital(focus) + ": "
-        if _words(short) > 7:
-            ask_levels.append(head + _cut(short, 6))
         if short != first:
             ask_levels.append(head + short)
         ask_levels.append(head + first)
@@ -1082,7 +1083,7 @@ _INSTRUCTION_SENTENCE = re.compile(
     r"(?i)^(?:you are|you're|you have|use|answer|be|always|never|respond|reply|do not|don't|only|if|when|keep|act|your (?:job|task|role)|today is)\b",
 )
 _GREETING = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[\s!,.]*$", re.I)
-_THANKS = re.compile(r"^\s*(?:thanks|thank you|cheers|great|perfect|awesome|ok|okay)\b[^?]*$", re.I)
+_THANKS = re.compile(r"^\s*(?:thanks|thank you|cheers)\b[^?]*$", re.I)
 
 
 def user_facts(messages: Sequence[BaseMessage]) -> list[Statement]:
@@ -1612,7 +1613,7 @@ def _answer_part(q: str, before: str, facts: list[Statement], statements: list[S
         return " ".join([*known, *([found] if found else [])])
     if slots:
         return f"I don't know your {PREDICATE_LABELS[slots[0]]} yet - you haven't told me."
-    if re.match(r"why\b", q, re.I):
+    if any(t.lower_ == "why" and t.tag_ == "WRB" for t in _doc(q)):  # "Can you tell me why X?"
         return "I don't know why - nothing I have gives a reason."
     if _HOW_TO.search(q):  # general advice, the question told back as its topic
         asked = _to_you(q.strip().rstrip("?.! "))
@@ -1695,30 +1696,15 @@ def _apply_example(question: str, system: str) -> str | None:
     if float(sims[k]) < EXAMPLE_MIN_COSINE:
         return None
     best = examples[k]
-    reply = f"Based on a similar past task: {_sentence(best['lesson'])}"
-    approach = _action_sentences(best.get("approach", ""))
-    if approach:
-        reply += f" What worked then: {_sentence(approach)}"
+    reply = _sentence(_capital(best["lesson"]))
+    for done in map(_doc, split_sentences(best.get("approach", ""))):  # what was done, no subject
+        root = next(t for t in done if t.dep_ == "ROOT")
+        subject = any(c.dep_.startswith("nsubj") for c in root.children)
+        if root.tag_ in ("VB", "VBD") and not subject:  # "Renewed it by hand", "Convert X"
+            past = "VBD" in {root.tag_, *(c.tag_ for c in root.children if c.dep_ == "conj")}
+            lead = "Last time you" if past else "What worked last time was to"
+            return _sentence(f"{reply} {lead} {root.lower_}{done.text[root.idx + len(root) :]}")
     return reply
-
-
-_ACTION_START = re.compile(
-    r"(?i)^(?:check|convert|use|add|remove|drop|set|run|read|re-?read|parse|sort|split|group|filter|"
-    r"normali[sz]e|round|rename|restart|retry|rerun|compare|verify|validate|look|confirm|keep|"
-    r"switch|move|replace|fix|test|measure|log|cache|index|partition|converted|checked|used|added|"
-    r"removed|looked|re-read|compared|verified|switched|replaced|fixed|tested|measured|rewrote|"
-    r"split|grouped|filtered|sorted|parsed|ran|reran|restarted)\b",
-)
-
-
-def _action_sentences(text: str) -> str:
-    """The sentences of an approach that say what was done (imperative or past action)."""
-    found = [
-        s
-        for s in split_sentences(text)
-        if _ACTION_START.match(s) or re.match(r"^[A-Z][a-z]+ed\b(?! (?:to|that|as|by)\b)", s)
-    ]
-    return " ".join(found[:2])
 
 
 _BREVITY = re.compile(
@@ -1793,20 +1779,41 @@ def _answer(request: Request) -> str:
             return "I've deleted that from memory."
         return "I'll treat that as no longer true."
     names = [f.value for f in extract_facts(question, True) if f.predicate == "name"]
-    told = [  # the user's own sentences that state something, told back ("you work at X")
-        _to_you(_TELL_ME.sub("", _LEADING_COURTESY.sub("", s))).rstrip(".!")
-        for s in split_sentences(question)
-        if any(f.predicate != "name" for f in extract_facts(s, True))
-    ]
+    told = [t for t in map(_told_back, split_sentences(question)) if t]
     named = names and not any(names[-1] in t for t in told)  # else the sentence told says it
     parts = [f"Nice to meet you, {names[-1]}!" if named else "Nice to meet you!"] if names else []
-    parts += [_sentence(_capital(t)) for t in told]  # what was said, told back
+    parts += told
     parts += ["I've saved that to memory."] if _saved_to_memory(messages[i + 1 :]) else []
     if parts:
         return " ".join(parts)
     if _GREETING.match(question):
         return "Hello! How can I help?"
     return "You're welcome." if _THANKS.match(question) else "Noted."
+
+
+def _told_back(sentence: str) -> str | None:
+    """What a statement says, told back ("We moved X" -> "You moved X"), a request taken on
+    ("Please use X" -> "I'll use X"); None for a name alone (greeted) or words without a noun."""
+    doc = _doc(_TELL_ME.sub("", _LEADING_COURTESY.sub("", sentence)).strip(" .!"))
+    if len(doc) > 2 and doc[1].text == "," and doc[0].dep_ in ("intj", "advcl"):
+        doc = doc[2:].as_doc()  # "Noted, I'll ..."
+    subject = next((t.lower_ for t in doc if t.dep_ in ("nsubj", "nsubjpass", "expl")), "that")
+    facts, nouns = extract_facts(doc.text, True), {t.pos_ for t in doc} & {"NOUN", "PROPN", "NUM"}
+    if facts and all(f.predicate == "name" for f in facts) or not nouns:
+        return None
+    if asked := _request(doc.text):
+        return f"I'll {asked}."
+    return None if subject in ("that", "this") else _sentence(_capital(_to_you(doc.text)))
+
+
+def _request(text: str) -> str | None:
+    """The verb phrase of a request without a subject ("Please run X" -> "run X"), else None."""
+    doc = _doc(text)
+    root = next(t for t in doc if t.dep_ == "ROOT")
+    subject = any(c.dep_.startswith("nsubj") for c in root.children)
+    if subject or root.tag_ != "VB" or root.lemma_ == "let":
+        return None
+    return root.lower_ + doc[root.i :].text[len(root.text) :]
 
 
 # --------------------------------------------------------------------------------------------

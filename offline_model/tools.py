@@ -908,7 +908,8 @@ def _outcome(turns: list[Turn], verdict_at: int | None) -> tuple[str, str]:
         else _POSITIVE
     )
     k = next((n for n, sentence in enumerate(said) if cue.search(sentence)), 0)
-    text = to_third_person(" ".join(said[k : k + 2]))
+    told = [s for s in said[k : k + 2] if content_terms(s)]  # not "That was it."
+    text = to_third_person(" ".join(told or said[k : k + 1]))
     verdict = "worked" if cue is _POSITIVE else "did not work"
     return ("Worked: " if verdict == "worked" else "Did not work: ") + text, verdict
 

@@ -257,8 +257,8 @@ def test_how_to_question_applies_the_closest_example_lesson():
             "Our TLS certificate for the customer portal runs out soon. How should we handle it?"
         ),
     )
-    assert out.startswith("Based on a similar past task:")
-    assert "Automate renewal and alert 30 days before any certificate expires" in out
+    assert out.startswith("Automate renewal and alert 30 days before any certificate expires.")
+    assert "Last time you renewed it by hand" in out  # what was done then, told as the past
     assert "Partition large extracts" not in out
     without = reply(
         SystemMessage("You help with infrastructure tasks."),
@@ -271,7 +271,7 @@ def test_how_to_question_applies_the_closest_example_lesson():
 
 def test_unrelated_question_ignores_the_examples():
     out = reply(SystemMessage(CASES), HumanMessage("How do I bake sourdough bread?"))
-    assert "Based on a similar past task" not in out
+    assert "Partition large extracts" not in out and "Automate renewal" not in out
 
 
 # ---------------------------------------------------------------- structured output
