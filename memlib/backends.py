@@ -863,7 +863,7 @@ def local_postgres(directory: str | os.PathLike) -> Iterator[str]:
         warnings.simplefilter("ignore")
         server = pgserver.get_server(path, cleanup_mode="stop")
     try:
-        server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
+        server.psql("SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS vector;")
         yield server.get_uri()
     finally:
         server.cleanup()
