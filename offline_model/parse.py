@@ -1666,12 +1666,10 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
     ("User: choir Tuesdays 7:30").
     `known` maps the names of the user's own to how they were introduced ("Kenji" -> "User's son
     Kenji") and, under " ", what a pronoun subject stands for; it is updated."""
-    doc = _doc(text)
-    if _asks(doc):
-        return []
-    heads = _clause_heads(doc)
+    heads = _clause_heads(doc := _doc(text))
+    theres = _theres(doc, known)
     out = []
-    for h in heads:
+    for h in (h for h in heads if not _asks(h.sent)):
         inner = {t.i for o in heads if o is not h and o in h.subtree for t in o.subtree}
         tokens = [t for t in h.subtree if t.i not in inner]
         lows = {t.lower_ for t in tokens}
@@ -1709,6 +1707,8 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
                 and tokens[k - 1].text not in known[t.text].split()
             ):
                 words[k] = known[t.text] + t.whitespace_
+            elif t.i in theres:
+                words[k] = f"there ({theres[t.i]}){t.whitespace_}"
             elif t.text == "'s" and t.pos_ == "AUX":
                 words[k] = (" has" if t.nbor().tag_ == "VBN" else " is") + t.whitespace_
             elif t.i in agree:
@@ -1727,6 +1727,18 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
     return out
 
 
+def _theres(doc, known: dict[str, str]) -> dict[int, str]:
+    """What each "there" of `doc` stands for: the last place named before it (a place's name, or
+    a name after "in", "to", "from"), here or in an earlier sentence (`known` keeps it)."""
+    out = {}
+    for t in doc:
+        if t.pos_ == "PROPN" and t.ent_type_ != "DATE" and t.head.lower_ in ("in", "to", "from"):
+            known[" there"] = " ".join([w.text for w in t.lefts if w.dep_ == "compound"] + [t.text])
+        elif t.lower_ == "there" and t.dep_ == "advmod" and " there" in known:
+            out[t.i] = known[" there"]
+    return out
+
+
 def _note(tokens, known: dict[str, str]) -> list[str]:
     """A clause not read as anyone's, kept in the user's words ("choir Tuesdays 7:30", "12
     people") unless someone else is its subject or it is small talk, a view or a request."""
@@ -1737,7 +1749,7 @@ def _note(tokens, known: dict[str, str]) -> list[str]:
     named = {t.pos_ for t in words} & {"PROPN", "NUM"}  # "12 people": short, yet says something
     if len(words) < 3 - bool(named) or not named and all(t.pos_ != "NOUN" for t in words):
         return []
-    if words[0].tag_ == "VB" and words[0].is_sent_start:
+    if words[0].tag_ == "VB" and {"me", "please"} & {t.lower_ for t in words}:
         return []  # a request
     if any(t.lemma_.lower() in _SMALL_TALK | _VIEWS for t in words[:3]):
         return []  # small talk or a view
