@@ -1617,7 +1617,8 @@ def _introduce(tokens, known: dict[str, str]) -> set[int]:
         if t.dep_ == "oprd" and t.head.lemma_ in ("call", "name") and t.head.dep_ == "acl":
             owner = t.head.head if _agreeing([v := t.head.head.head], v, True) else None
         if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN" and owner.i < t.i:
-            if any(c.lower_ in ("my", "our") for c in owner.children) or t.dep_ == "oprd":
+            got = t.dep_ == "appos" and owner.dep_ == "dobj" and _agreeing([v := owner.head], v, 1)
+            if got or any(c.lower_ in ("my", "our") for c in owner.children) or t.dep_ == "oprd":
                 said = [w for w in owner.subtree if w.i <= t.i and w.dep_ not in _UNNAMED]
                 said = " ".join(w.text for w in said if w.dep_ != "punct" or w.text == "-")
                 known.setdefault(t.text, "User's " + said.replace(" - ", "-"))
@@ -1640,8 +1641,8 @@ def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | No
         else:
             lead, implied = ("User " if h.tag_ in ("VBD", "VBN", "VBP") else "User is "), True
     elif subject.lower_ in _THEIRS:
-        if " " not in known:
-            return None
+        if " " not in known or h.lemma_ in _VIEWS and "xcomp" not in [c.dep_ for c in h.children]:
+            return None  # "he says ...": a view ("he wants to ..." is a wish)
         key = known[" "]
         words[subject.i - tokens[0].i] = key + subject.whitespace_
     else:
@@ -1721,6 +1722,10 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         if subject is not None and not key:
             key = "".join(words[: subject.right_edge.i - tokens[0].i + 1]).strip()
             key = re.sub(r"\bUser's's\b", "User's", key[0].upper() + key[1:])
+        mine = [t.head for t in tokens if t.lower_ in ("my", "our") and "obj" in t.head.dep_]
+        if mine and subject is not None and subject.lower_ in ("i", "we"):  # "I drive my son"
+            lo, hi = mine[-1].left_edge.i, mine[-1].i  # the user's one a later "he" then means
+            key = "".join(words[k] for k, t in enumerate(tokens) if lo <= t.i <= hi).strip()
         if key.startswith("User's") or named:  # what a later "it", "he" or "she" stands for
             known[" "] = key if key.startswith("User's") else named[-1]
         out.append(sentence)
@@ -1749,7 +1754,7 @@ def _note(tokens, known: dict[str, str]) -> list[str]:
     named = {t.pos_ for t in words} & {"PROPN", "NUM"}  # "12 people": short, yet says something
     if len(words) < 3 - bool(named) or not named and all(t.pos_ != "NOUN" for t in words):
         return []
-    if words[0].tag_ == "VB" and {"me", "please"} & {t.lower_ for t in words}:
+    if words[0].tag_ == "VB" and words[0].dep_ == "ROOT":
         return []  # a request
     if any(t.lemma_.lower() in _SMALL_TALK | _VIEWS for t in words[:3]):
         return []  # small talk or a view

@@ -1193,8 +1193,7 @@ def _outdated(old: str, new: str) -> list[str]:
         c
         for c, s, a, x in parts(old)
         if any(
-            s == t and len(a & b) > 0.5 * min(len(a), len(b), 3) and x and y and x != y
-            for _, t, b, y in newer
+            s == t and len(a & b) > 0.5 * min(len(a), len(b), 3) and x != y for _, t, b, y in newer
         )
     ]
 
