@@ -1754,7 +1754,7 @@ def _note(tokens, known: dict[str, str]) -> list[str]:
     named = {t.pos_ for t in words} & {"PROPN", "NUM"}  # "12 people": short, yet says something
     if len(words) < 3 - bool(named) or not named and all(t.pos_ != "NOUN" for t in words):
         return []
-    if words[0].tag_ == "VB" and words[0].dep_ == "ROOT":
+    if words[0].tag_ == "VB" and words[0].is_sent_start:
         return []  # a request
     if any(t.lemma_.lower() in _SMALL_TALK | _VIEWS for t in words[:3]):
         return []  # small talk or a view
