@@ -1620,7 +1620,8 @@ def _introduce(tokens, known: dict[str, str]) -> set[int]:
         if t.dep_ == "oprd" and t.head.lemma_ in ("call", "name") and t.head.dep_ == "acl":
             owner = t.head.head if _agreeing([v := t.head.head.head], v, True) else None
         if t.pos_ == "PROPN" and owner is not None and owner.pos_ == "NOUN" and owner.i < t.i:
-            if any(c.lower_ in ("my", "our") for c in owner.children) or t.dep_ == "oprd":
+            got = t.dep_ == "appos" and owner.dep_ == "dobj" and _agreeing([v := owner.head], v, 1)
+            if got or any(c.lower_ in ("my", "our") for c in owner.children) or t.dep_ == "oprd":
                 said = [w for w in owner.subtree if w.i <= t.i and w.dep_ not in _UNNAMED]
                 said = " ".join(w.text for w in said if w.dep_ != "punct" or w.text == "-")
                 known.setdefault(t.text, "User's " + said.replace(" - ", "-"))
@@ -1643,8 +1644,8 @@ def _whose(h, subject, tokens, words, known, text) -> tuple[str, str, bool] | No
         else:
             lead, implied = ("User " if h.tag_ in ("VBD", "VBN", "VBP") else "User is "), True
     elif subject.lower_ in _THEIRS:
-        if " " not in known:
-            return None
+        if " " not in known or h.lemma_ in _VIEWS and "xcomp" not in [c.dep_ for c in h.children]:
+            return None  # "he says ...": a view ("he wants to ..." is a wish)
         key = known[" "]
         words[subject.i - tokens[0].i] = key + subject.whitespace_
     else:
@@ -1669,12 +1670,10 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
     ("User: choir Tuesdays 7:30").
     `known` maps the names of the user's own to how they were introduced ("Kenji" -> "User's son
     Kenji") and, under " ", what a pronoun subject stands for; it is updated."""
-    doc = _doc(text)
-    if _asks(doc):
-        return []
-    heads = _clause_heads(doc)
+    heads = _clause_heads(doc := _doc(text))
+    theres = _theres(doc, known)
     out = []
-    for h in heads:
+    for h in (h for h in heads if not _asks(h.sent)):
         inner = {t.i for o in heads if o is not h and o in h.subtree for t in o.subtree}
         tokens = [t for t in h.subtree if t.i not in inner]
         lows = {t.lower_ for t in tokens}
@@ -1712,6 +1711,8 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
                 and tokens[k - 1].text not in known[t.text].split()
             ):
                 words[k] = known[t.text] + t.whitespace_
+            elif t.i in theres:
+                words[k] = f"there ({theres[t.i]}){t.whitespace_}"
             elif t.text == "'s" and t.pos_ == "AUX":
                 words[k] = (" has" if t.nbor().tag_ == "VBN" else " is") + t.whitespace_
             elif t.i in agree:
@@ -1724,9 +1725,25 @@ def open_statements(text: str, known: dict[str, str]) -> list[str]:
         if subject is not None and not key:
             key = "".join(words[: subject.right_edge.i - tokens[0].i + 1]).strip()
             key = re.sub(r"\bUser's's\b", "User's", key[0].upper() + key[1:])
+        mine = [t.head for t in tokens if t.lower_ in ("my", "our") and "obj" in t.head.dep_]
+        if mine and subject is not None and subject.lower_ in ("i", "we"):  # "I drive my son"
+            lo, hi = mine[-1].left_edge.i, mine[-1].i  # the user's one a later "he" then means
+            key = "".join(words[k] for k, t in enumerate(tokens) if lo <= t.i <= hi).strip()
         if key.startswith("User's") or named:  # what a later "it", "he" or "she" stands for
             known[" "] = key if key.startswith("User's") else named[-1]
         out.append(sentence)
+    return out
+
+
+def _theres(doc, known: dict[str, str]) -> dict[int, str]:
+    """What each "there" of `doc` stands for: the last place named before it (a place's name, or
+    a name after "in", "to", "from"), here or in an earlier sentence (`known` keeps it)."""
+    out = {}
+    for t in doc:
+        if t.pos_ == "PROPN" and t.ent_type_ != "DATE" and t.head.lower_ in ("in", "to", "from"):
+            known[" there"] = " ".join([w.text for w in t.lefts if w.dep_ == "compound"] + [t.text])
+        elif t.lower_ == "there" and t.dep_ == "advmod" and " there" in known:
+            out[t.i] = known[" there"]
     return out
 
 

@@ -683,14 +683,19 @@ _VERBS = [f"{v} {v}s {v.rstrip('e')}ed {v.rstrip('e')}ing" for v in _PLACE_VERBS
 _SLOT_WORDS = content_terms(
     " ".join([*PREDICATE_PHRASES.values(), "user named called job", *_VERBS])
 )
+_RANGE = re.compile(rf"(?i)\b(?:({_MONTH}) (\d\d?)|(\d\d?)) ?[-\u2013] ?(\d\d?)\b(?(3) ({_MONTH}))")
 _MONTH_NAMED = re.compile(rf"\b(?:in|by|until|from|for|next|this) ({_MONTH})(?!\s*\d)", re.I)
 
 
 def _with_dates(text: str, when) -> str:
     """`text` with the dates its relative expressions name, counted from `when` (the session's
     date); a statement about days still to come says it is scheduled."""
-    found = [m for m in _RELATIVE.finditer(text) if not text[: m.start()].endswith("every ")]
-    days = [_resolve_date(m, text, when) for m in found] if when else []
+    said = _RANGE.sub(  # "May 2-4", "2-4 May": two days
+        lambda m: f"{m[1]} {m[2]} to {m[1]} {m[4]}" if m[1] else f"{m[3]} {m[5]} to {m[4]} {m[5]}",
+        text,
+    )
+    found = [m for m in _RELATIVE.finditer(said) if not said[: m.start()].endswith("every ")]
+    days = [_resolve_date(m, said, when) for m in found] if when else []
     if days:
         shown = ", ".join(dict.fromkeys(_day(d) for d in days))
         return f"{text} ({'scheduled for ' if min(days) > when else ''}{shown})"
@@ -1170,24 +1175,31 @@ def _new_fact_calls(
 
 
 def _outdated(old: str, new: str) -> list[str]:
-    """The clauses of a stored memory that a newer one restates: the same subject and most of
-    the shorter one's words, values aside ("User keeps 3 hens" by "User has 5 hens now")."""
+    """The clauses of a stored memory that a newer one restates with other values: the same
+    subject, most of the shorter one's words and other numbers or days ("User keeps 3 hens" by
+    "User has 5 hens now"), not just the same words ("jet lag from Lima", "going to Lima")."""
 
-    def parts(text: str) -> list[tuple[str, str, set[str]]]:
+    def parts(text: str) -> list[tuple[str, str, set[str], set[str]]]:
         out = []
         for c in text.rstrip(". ").split("; "):
             who = re.match(r"User(?:'s [a-z-]+(?: [A-Z][a-z]+)?)?", c)
             said = re.sub(r"\s*\([^)]*\)", "", c[who.end() if who else 0 :])
-            terms = {w for w in content_terms(said) if w.isalpha()} - _WHEN
-            out.append((c, who[0] if who else "", terms))
+            terms = {w for w in content_terms(_VALUE.sub(" ", said)) if w.isalpha()} - _WHEN
+            values = {v[:3].lower() if v[0].isalpha() else v for v in _VALUE.findall(said)}
+            out.append((c, who[0] if who else "", terms, values))
         return out
 
     newer = parts(new)
     return [
         c
-        for c, s, a in parts(old)
-        if any(s == t and len(a & b) > 0.5 * min(len(a), len(b), 3) for _, t, b in newer)
+        for c, s, a, x in parts(old)
+        if any(
+            s == t and len(a & b) > 0.5 * min(len(a), len(b), 3) and x != y for _, t, b, y in newer
+        )
     ]
+
+
+_VALUE = re.compile(r"(?i)\d+(?:[,.:]\d+)*\w*|\b(?:mon|tue|wed|thu|fri|sat|sun)(?:[a-z]*day)?s?\b")
 
 
 def _said_updates(ctx, tools, f, removed, patches, handled, i) -> list[tuple[str, dict]]:

@@ -151,3 +151,36 @@ def test_a_self_correction_is_made_before_the_message_is_read():
     assert corrected("we have 2 dogs, no cats") == "we have 2 dogs, no cats"  # no correction
     memories = manager_run([("2026-03-02", ["My piano lesson is on Monday - sorry, Tuesday."])])
     assert "Tuesday" in memories[0] and "Monday" not in memories[0]
+
+
+def test_a_later_pronoun_or_there_means_the_one_named_before():
+    assert read("I rescued a greyhound, Comet.", "he is scared of stairs") == [
+        "User rescued a greyhound, Comet",
+        "User's greyhound Comet is scared of stairs",
+    ]
+    assert read("I walk my grandmother to church on Sundays.", "she is 91")[-1] == (
+        "User's grandmother is 91"
+    )
+    assert read("We moved to Ushuaia last year.", "my brother lives there too")[-1] == (
+        "User's brother lives there (Ushuaia) too"
+    )
+    assert read("my daughter Ana is 7.", "she says school is boring") == [
+        "User's daughter Ana is 7"  # what she says is her view
+    ]
+    assert read("I repaired the fence. what do I paint it with") == ["User repaired the fence"]
+
+
+def test_a_date_range_names_both_days_and_an_update_needs_other_values():
+    from datetime import date
+
+    from offline_model.tools import _outdated, _with_dates
+
+    assert _with_dates("User is in Crete, June 3-9", date(2026, 5, 1)) == (
+        "User is in Crete, June 3-9 (scheduled for Wednesday 3 June 2026, Tuesday 9 June 2026)"
+    )
+    assert "Wednesday 14 October 2026" in _with_dates(
+        "User: course 12-14 October", date(2026, 5, 1)
+    )
+    old = "User: swim on Mondays; User has jet lag from Lima"
+    assert _outdated(old, "User: swim moved to Wednesdays") == ["User: swim on Mondays"]
+    assert _outdated(old, "User is going back to Lima in May") == []  # the same place, no update
