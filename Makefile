@@ -101,11 +101,15 @@ sync:
 # eval.py runs 100 and 500 sessions and the sweep to 2,000 into eval.json; a default run writes
 # recall_latency.json and eval_quick.json and leaves those alone), and two long runs are added:
 # notebooks.py (every notebook, timed) and the offline model's offline_model/benchmarks/
-# offline_eval.py (writing offline_model/benchmarks/results/). On request only:
+# offline_eval.py (writing offline_model/benchmarks/results/), and neighbour_stats.py (5,483 real
+# sentences embedded, synthetic sets to 1,000,000 vectors). On request only:
 # make bench BENCH=offline_model/benchmarks/open_eval.py (about 10 minutes);
+# make bench BENCH=benchmarks/index_sweep.py BENCH_ARGS="100000 hnswsq4:32:64" (it needs its N and configs);
 # make bench BENCH=benchmarks/recall_latency.py BENCH_ARGS=--million (about an hour).
-LONG_BENCH := benchmarks/notebooks.py offline_model/benchmarks/offline_eval.py
-ON_REQUEST := offline_model/benchmarks/open_eval.py $(if $(LARGE),,$(LONG_BENCH))
+LONG_BENCH := benchmarks/notebooks.py offline_model/benchmarks/offline_eval.py \
+	benchmarks/neighbour_stats.py
+ON_REQUEST := offline_model/benchmarks/open_eval.py benchmarks/index_sweep.py \
+	$(if $(LARGE),,$(LONG_BENCH))
 BENCH ?= $(filter-out $(ON_REQUEST),$(wildcard benchmarks/*.py offline_model/benchmarks/*.py))
 LARGE_BENCH := benchmarks/recall_latency.py benchmarks/eval.py
 bench: $(STAMP)
