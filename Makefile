@@ -95,17 +95,21 @@ sync:
 	@if [ -x $(VENV)/bin/ruff ]; then $(VENV)/bin/ruff format --quiet memlib; fi
 
 # Every benchmarks/*.py (each prints its table and writes benchmarks/results/<name>.json), timed,
-# then the README's tables from the JSON files: about 210 s of CPU, so about 4-5 minutes on 2
-# cores. One: make bench BENCH=benchmarks/tokens.py. The large runs are behind LARGE=1 (about an hour): the scripts in
+# then the README's tables from the JSON files: 184 s of CPU (timed at load 13-21 on 2026-12-02,
+# docs/benchmarks.md), so about 3-4 minutes on an idle machine. One: make bench BENCH=benchmarks/tokens.py. The large runs are behind LARGE=1 (about an hour): the scripts in
 # LARGE_BENCH get --large (recall_latency.py measures 1,000 to 100,000 items into recall_latency_large.json,
 # eval.py runs 100 and 500 sessions and the sweep to 2,000 into eval.json; a default run writes
-# recall_latency.json and eval_quick.json and leaves those alone), and two long runs are added:
-# notebooks.py (every notebook, timed) and the offline model's offline_model/benchmarks/
-# offline_eval.py (writing offline_model/benchmarks/results/). On request only:
+# recall_latency.json and eval_quick.json and leaves those alone), and three long runs are added:
+# notebooks.py (every notebook, timed), the offline model's offline_model/benchmarks/
+# offline_eval.py (writing offline_model/benchmarks/results/), and neighbour_stats.py (5,483 real
+# sentences embedded, synthetic sets to 1,000,000 vectors). On request only:
 # make bench BENCH=offline_model/benchmarks/open_eval.py (about 10 minutes);
+# make bench BENCH=benchmarks/index_sweep.py BENCH_ARGS="100000 hnswsq4:32:64" (it needs its N and configs);
 # make bench BENCH=benchmarks/recall_latency.py BENCH_ARGS=--million (about an hour).
-LONG_BENCH := benchmarks/notebooks.py offline_model/benchmarks/offline_eval.py
-ON_REQUEST := offline_model/benchmarks/open_eval.py $(if $(LARGE),,$(LONG_BENCH))
+LONG_BENCH := benchmarks/notebooks.py offline_model/benchmarks/offline_eval.py \
+	benchmarks/neighbour_stats.py
+ON_REQUEST := offline_model/benchmarks/open_eval.py benchmarks/index_sweep.py \
+	$(if $(LARGE),,$(LONG_BENCH))
 BENCH ?= $(filter-out $(ON_REQUEST),$(wildcard benchmarks/*.py offline_model/benchmarks/*.py))
 LARGE_BENCH := benchmarks/recall_latency.py benchmarks/eval.py
 bench: $(STAMP)

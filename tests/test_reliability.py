@@ -19,12 +19,11 @@ import json
 import os
 import random
 import signal
-import subprocess
-import sys
 import threading
 import time
 import uuid
 
+import forked
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -191,12 +190,7 @@ def test_sigkill_while_writing_leaves_old_or_new_state(backend, request, tmp_pat
     before: dict[str, dict | None] = {f"k{j}": None for j in range(5)}
     start = 0
     for _ in range(6):  # trials
-        proc = subprocess.Popen(
-            [sys.executable, str(script), url, top, str(start)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        proc = forked.start(script, [url, top, start])
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
         seen = [proc.stdout.readline() for _ in range(rng.randint(0, 25))]
         time.sleep(rng.random() * 0.02)  # land anywhere inside a write
@@ -279,15 +273,7 @@ def test_processes_lose_no_acknowledged_write(backend, request, tmp_path):
     url, top = backend_url(backend, request, tmp_path), root()
     script = tmp_path / "putter.py"
     script.write_text(PUTTER)
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(script), url, top, f"p{p}", "20"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for p in range(3)
-    ]
+    procs = [forked.start(script, [url, top, f"p{p}", 20]) for p in range(3)]
     acked = set()
     for p, proc in enumerate(procs):
         out, err = proc.communicate(timeout=120)
@@ -512,11 +498,9 @@ def test_faiss_sigkill_during_append_snapshot_and_replay(tmp_path, monkeypatch, 
     script.write_text(FAISS_WRITER)
     rng, before, start, in_replay = random.Random("faiss-kill"), {}, 0, 0
     for phase, every, pad, writes in TRIALS:
-        proc = subprocess.Popen(
-            [sys.executable, str(script), str(path), kind, str(start), str(every), str(pad)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+        proc = forked.start(
+            script,
+            [path, kind, start, every, pad],
             env=os.environ
             | {"PAUSE_IN_REPLAY": "1" * (writes is None), "PUTS_ONLY": "1" * (phase == "open")},
         )
@@ -585,12 +569,7 @@ def test_faiss_sigkill_while_ivf_trains_and_switches(tmp_path, monkeypatch, kind
     script.write_text(GROW_WRITER)
     rng, start, switched = random.Random("ivf-switch"), 0, 0
     for target in (48, 52, 78, 81, 160, 330):  # kills land just before, at and after a switch
-        proc = subprocess.Popen(
-            [sys.executable, str(script), str(path), str(start), kind],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        proc = forked.start(script, [path, start, kind])
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
         acked = [int(proc.stdout.readline()) for _ in range(max(0, target - start))]
         time.sleep(rng.random() * 0.005)

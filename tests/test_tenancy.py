@@ -304,9 +304,12 @@ def test_an_error_never_leaves_the_process_hanging_on_an_executor(mode, tmp_path
 
     script = tmp_path / "hangs.py"
     script.write_text(HANGS)
-    proc = subprocess.Popen([sys.executable, str(script), mode], stderr=subprocess.PIPE)
-    try:
-        code = proc.wait(timeout=8 if mode == "plain" else 120)
+    proc = subprocess.Popen([sys.executable, str(script), mode], stderr=subprocess.PIPE, text=True)
+    try:  # the traceback comes first, then the interpreter waits for non-daemon threads
+        while (line := proc.stderr.readline()) and not line.startswith("RuntimeError"):
+            pass
+        assert line.startswith("RuntimeError: an error"), "the script died before its raise"
+        code = proc.wait(timeout=3 if mode == "plain" else 120)  # exiting takes milliseconds
     except subprocess.TimeoutExpired:
         code = None  # still running: LangMem's non-daemon worker keeps it alive
     finally:
