@@ -11,8 +11,11 @@ Per row: the configuration ("hnswsq4:32:64" = 4-bit codes, M 32, efConstruction 
 re-rank depth, recall@10, the search's CPU time (time.thread_time: immune to waiting for a CPU on
 a shared machine) at p50 / p95, the build's wall seconds and the index's bytes / float32 bytes.
 
+--save DIR writes each built index to DIR/CONFIG_N.faiss (data: make_dataset(N, 200), seed 0)
+so a later run can search it again with --load instead of rebuilding.
+
 Usage: python benchmarks/index_sweep.py N CONFIG... [--ef 32 64 128] [--rerank 1 2 4] [--out P]
-e.g. `index_sweep.py 100000 hnswsq4:32:64 hnswsq6:24:64 --ef 48 64 96 128 --rerank 2`.
+[--save DIR | --load DIR], e.g. `index_sweep.py 100000 hnswsq4:32:64 hnswsq6:24:64 --ef 48 64 96 128 --rerank 2`.
 """
 
 from __future__ import annotations
@@ -37,6 +40,13 @@ IVF_TRAIN = 256_000  # at most this many items train the IVF centroids (10 k-mea
 
 def build(config: str, items: np.ndarray) -> tuple[faiss.Index, float]:
     """An HNSW index over scalar codes, trained on up to 50,000 items, and its build seconds."""
+    c0 = time.process_time()
+    index, wall = _build(config, items)
+    build.cpu_s = round(time.process_time() - c0, 1)
+    return index, wall
+
+
+def _build(config: str, items: np.ndarray) -> tuple[faiss.Index, float]:
     kind, m, ef_construction = config.split(":")
     if kind not in BITS and kind != "ivf":
         raise ValueError(f"config must start with one of {sorted(BITS)} or ivf, got {config!r}")
@@ -58,6 +68,9 @@ def build(config: str, items: np.ndarray) -> tuple[faiss.Index, float]:
     index.hnsw.efConstruction = int(ef_construction)
     for start in range(0, len(items), 1000):
         index.add(items[start : start + 1000])
+        if (start + 1000) % 100_000 == 0:  # the build's rate, for runs that may not finish
+            done = f"{start + 1000:,} added: {time.perf_counter() - t0:.0f} s wall"
+            print(f"{done}, {time.process_time():.0f} s CPU", file=sys.stderr, flush=True)
     return index, round(time.perf_counter() - t0, 1)
 
 
@@ -101,16 +114,27 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--ef", type=int, nargs="+", default=[32, 64, 128])
     parser.add_argument("--rerank", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--out", type=Path, default=RESULTS / "index_sweep.json")
+    parser.add_argument("--save", type=Path, help="write each built index to DIR/CONFIG_N.faiss")
+    parser.add_argument("--load", type=Path, help="read DIR/CONFIG_N.faiss instead of building")
     args = parser.parse_args(argv)
     faiss.omp_set_num_threads(1)
     items, queries = make_dataset(args.n, 200)
     truth = exact_top_k(items, queries)
     rows = []
     for config in args.configs:
-        index, build_s = build(config, items)
+        name = f"{config.replace(':', '_')}_{args.n}.faiss"
+        build.cpu_s = None
+        if args.load:
+            index, build_s = faiss.read_index(str(args.load / name)), None
+        else:
+            index, build_s = build(config, items)
+        if args.save:
+            args.save.mkdir(parents=True, exist_ok=True)
+            faiss.write_index(index, str(args.save / name))
         ratio = round(faiss.serialize_index(index).nbytes / items.nbytes, 3)
         for row in sweep(index, items, queries, truth, args.ef, args.rerank):
             rows.append({"config": config, "n": args.n, **row, "build_s": build_s})
+            rows[-1]["build_cpu_s"] = build.cpu_s
             rows[-1].update(index_ratio=ratio, load_avg=round(os.getloadavg()[0], 2))
             rows[-1]["utc"] = time.strftime("%H:%M", time.gmtime())
             print(json.dumps(rows[-1]), flush=True)
