@@ -1525,8 +1525,8 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
     head, focus = _focus_head(question)
     vectors = embed([question, head or question, *(s.text for s in statements)])
     sims, head_sims = vectors[2:] @ vectors[0], vectors[2:] @ vectors[1]
-    said = embed([f"{s.about} {s.text}" if s.first_person else s.text for s in statements])
-    sims = np.maximum(sims, said @ vectors[0])  # a statement read with the one before it
+    read = [f"{s.about} {s.text}" if s.first_person else s.text for s in statements]
+    sims = np.maximum(sims, embed(read) @ vectors[0])  # a statement read with the one before it
     q_terms, names, nouns = content_terms(question), _names_in(question), _topic_nouns(question)
     wants, gap = _wants(question), _gap(question)
     asks_when = bool(re.match(r"^(?:when|what (?:day|date))\b", question.strip(), re.I))
