@@ -1238,10 +1238,22 @@ def context_statements(messages: Sequence[BaseMessage], skip: int) -> list[Said]
                     continue
                 seen.add(s)
                 s = _CONTEXT_LABEL.sub("", s) if m.type == "system" else s
+                if m.type == "human":  # "she's called Tilly": what the user said just before
+                    about = next((x.text for x in out[::-1] if x.first_person), "")
+                    about = about if _continues(s) else ""
                 out.append(Said(s, line_when, len(out), m.type == "human", about))
     return out
 
 
+def _continues(sentence: str) -> bool:
+    """The sentence's subject is "he", "it", "they" or left unsaid: it goes on about what the
+    sentence before it named ("named him Min", "upped it to 200")."""
+    root = next(t for t in _doc(sentence) if t.dep_ == "ROOT")
+    subject = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
+    return not subject or subject[0].pos_ == "PRON" and subject[0].lower_ not in ("i", "we")
+
+
+_UNITS = r"(?:days?|weeks?|months?|years?|hours?|h|hrs?|mins?|minutes?|am|pm)\b"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBER_WORD = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -1321,8 +1333,9 @@ _WANTS = (  # the kind of answer a question word asks for, and the entity labels
     (re.compile(r"^(?:who|whom|whose)\b", re.I), {"PERSON", "ORG", "NORP", "poss"}),
     (re.compile(r"^where\b", re.I), {"GPE", "LOC", "FAC", "ORG", "in", "at", "from", "to"}),
     (re.compile(r"^(?:when|what (?:time|day|date))\b|^how long ago\b", re.I), {"DATE", "TIME"}),
+    (re.compile(r"^how (?:many|much)\b", re.I), {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}),
     (
-        re.compile(r"^how (?:many|much|old|long|far|often|tall|heavy|big)\b", re.I),
+        re.compile(r"^how (?:old|long|far|often|tall|heavy|big)\b", re.I),
         {"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "DATE", "TIME", "ORDINAL"},
     ),
 )
@@ -1337,14 +1350,20 @@ def _gives(sentence: str, labels: set[str], question: str) -> bool:
     """The sentence holds an answer of the wanted kind that the question does not already name."""
     asked = content_terms(question)
     doc = _doc(sentence)
-    found = [e.text for e in doc.ents if e.label_ in labels]
+    # an entity modifying a noun names a kind, not the answer ("a Netherland dwarf")
+    found = [e.text for e in doc.ents if e.label_ in labels and e.root.dep_ != "compound"]
+    times = [range(*m.span()) for m in _RELATIVE.finditer(sentence)]  # "in 3 weeks", "the 19th"
+    times += [range(*m.span()) for m in re.finditer(rf"\d+\s*{_UNITS}", sentence, re.I)]
     # "who": someone's relative ("User's wife"); "where": what follows "in", "at", "from", "to"
     found += [t.text for t in doc if "poss" in labels and any(c.dep_ == "poss" for c in t.children)]
     found += [t.text for t in doc if t.dep_ == "pobj" and t.head.lower_ in labels]
     found += [
         t.text
         for t in doc
-        if t.pos_ == "PROPN" and "PERSON" in labels and t.ent_type_ not in ("DATE", "TIME")
+        if t.pos_ == "PROPN"
+        and "PERSON" in labels
+        and t.ent_type_ not in ("DATE", "TIME")
+        and t.lower_.rstrip("s") not in _WEEKDAYS
     ]
     if "DATE" in labels:
         found += [m.group(0) for m in _RELATIVE.finditer(sentence)]
@@ -1353,11 +1372,15 @@ def _gives(sentence: str, labels: set[str], question: str) -> bool:
         )
     if "because" in labels:
         found += re.findall(r"(?i)\b(?:because|due to|since(?! \d)|(?<=, )so)\b.+", sentence)
-    if "CARDINAL" in labels:
-        found += re.findall(
-            r"(?i)\b\d[\d,.]*k?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|half|twice|once)\b",
-            sentence,
-        )
+    if "CARDINAL" in labels:  # a number, not a date's unless a date may answer
+        found += [
+            m.group(0)
+            for m in re.finditer(
+                r"(?i)\b\d[\d,.]*k?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|half|twice|once)\b",
+                sentence,
+            )
+            if "DATE" in labels or not any(m.start() in r for r in times)
+        ]
     found = [f for f in found if f.lower() != "user"]  # the memories' subject is no answer
     return any(not content_terms(f) or not content_terms(f) <= asked for f in found)
 
@@ -1503,6 +1526,8 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
     head, focus = _focus_head(question)
     vectors = embed([question, head or question, *(s.text for s in statements)])
     sims, head_sims = vectors[2:] @ vectors[0], vectors[2:] @ vectors[1]
+    read = [f"{s.about} {s.text}" if s.first_person else s.text for s in statements]
+    sims = np.maximum(sims, embed(read) @ vectors[0])  # a statement read with the one before it
     q_terms, names, nouns = content_terms(question), _names_in(question), _topic_nouns(question)
     wants, gap = _wants(question), _gap(question)
     asks_when = bool(re.match(r"^(?:when|what (?:day|date))\b", question.strip(), re.I))
@@ -1518,7 +1543,7 @@ def answer_from_context(question: str, statements: list[Said]) -> str | None:
         said = named if polar else _fills(s.text, gap, q_terms) and (named or not update)
         if (gap or update) and not wants and not said or _someone_else(s.text, question, gap):
             return None
-        dated = _gives(_dated(s)[0], wants, question) if wants else False
+        dated = bool(wants) and _gives(_dated(s)[0] if "DATE" in wants else s.text, wants, question)
         late = asks_when and s.when is not None and not update
         return None if wants and not dated and not late else dated
 

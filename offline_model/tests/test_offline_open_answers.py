@@ -81,3 +81,37 @@ def test_and_when_is_asked_of_the_question_before():
     sessions = [("2026-10-05", ["I'm running the Valencia marathon on December 6."])]
     reply = ask(sessions, "Which marathon am I running and when?")
     assert "Valencia" in reply and "December" in reply and not DONT_KNOW.search(reply), reply
+
+
+LOOM = [
+    ("2026-05-04", ["I bought a floor loom from a retired weaver. paid 650 for it"]),
+    ("2026-06-15", ["warped it for the first time, took me two evenings"]),
+    ("2026-06-22", ["got a second-hand spinning wheel too. named her Bertha"]),
+]
+SHED = [("2026-10-12", ["we're painting the shed on Saturday. the paint arrives in 4 days"])]
+
+
+@pytest.mark.parametrize(
+    "sessions, question, expected",
+    [
+        (LOOM, "How much did the loom cost?", "650"),  # "paid 650 for it": the loom
+        (LOOM, "What's my spinning wheel called?", "Bertha"),  # "named her Bertha"
+    ],
+)
+def test_a_sentence_without_its_own_subject_is_read_with_the_one_before(
+    sessions, question, expected
+):
+    assert expected in ask(sessions, question)
+
+
+@pytest.mark.parametrize(
+    "sessions, question",
+    [
+        (SHED, "How much did the paint cost?"),  # "in 4 days" and a Saturday are no price
+        (SHED, "How many coats of paint does the shed need?"),
+        (LOOM, "Where is the weaver from?"),
+    ],
+)
+def test_a_date_or_duration_is_not_a_count_or_a_price(sessions, question):
+    reply = ask(sessions, question)
+    assert DONT_KNOW.search(reply), reply
