@@ -56,16 +56,17 @@ def page():
     with sync_playwright() as p:
         chrome = p.chromium.launch(executable_path=browser.chromium(), args=["--no-sandbox"])
         page = chrome.new_page(viewport={"width": 1280, "height": 900})
-        page.console_errors = []
-        page.on(
-            "console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None
-        )
-        page.on(
-            "response",
-            lambda r: (
-                page.console_errors.append(f"{r.status} {r.url}") if r.status >= 400 else None
-            ),
-        )
+        # Errors are collected while JupyterLab serves the page. A test stops collecting
+        # (page.server_up = False) before the server shuts down: after that the page's own polling
+        # fails ("Server Connection Error") at a moment set by the load, not by our code.
+        page.console_errors, page.server_up = [], True
+
+        def error(text):
+            if page.server_up:
+                page.console_errors.append(text)
+
+        page.on("console", lambda m: error(m.text) if m.type == "error" else None)
+        page.on("response", lambda r: error(f"{r.status} {r.url}") if r.status >= 400 else None)
         try:
             yield page
         except BaseException:
@@ -106,6 +107,7 @@ def test_memory_inspector_in_jupyterlab(tmp_path, page):
         page.wait_for_function("document.querySelectorAll('.memlib-row').length === 1")
         BUILD.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(BUILD / "memory_inspector.png"))
+        page.server_up = False
     assert not page.console_errors, page.console_errors
     shutil.rmtree(tmp_path, ignore_errors=True)
 
@@ -141,4 +143,5 @@ def test_chat_panel_in_notebook_09(tmp_path, page):
         BUILD.mkdir(parents=True, exist_ok=True)
         reply.scroll_into_view_if_needed()
         page.screenshot(path=str(BUILD / "09_chat_panel.png"))
+        page.server_up = False
     assert not page.console_errors, page.console_errors
