@@ -120,6 +120,21 @@ def postgres_url():
         shutil.rmtree(directory, ignore_errors=True)
 
 
+@pytest.fixture
+def own_store_url(tmp_path, request):
+    """url(scheme, name) -> a store of this test's own: an SQLite file under tmp_path for
+    "sqlite", database `name` on the session's PostgreSQL (started only when asked) otherwise."""
+
+    def url(scheme: str, name: str) -> str:
+        if scheme == "sqlite":
+            return f"sqlite:///{tmp_path}/{name}.db"
+        return request.getfixturevalue("fresh_database")(
+            request.getfixturevalue("postgres_url"), name
+        )
+
+    return url
+
+
 @pytest.fixture(scope="session")
 def fresh_database():
     """create(base_url, name) -> the URL of database `name` on base_url's server, dropped and

@@ -435,7 +435,7 @@ def test_local_postgres_stops_after_a_process_died_holding_it(tmp_path):
 
 
 @pytest.mark.parametrize("scheme", ["sqlite", "postgres"])
-def test_the_memory_agent_serves_concurrent_users_their_own_memories(scheme, tmp_path, request):
+def test_the_memory_agent_serves_concurrent_users_their_own_memories(scheme, own_store_url):
     # notebook 10 used to show this: 8 users, each with a different dog, ask the 09 agent at once
     # on one event loop through the async saver and store; each reply names their own dog only
     from langchain_core.messages import HumanMessage
@@ -443,13 +443,7 @@ def test_the_memory_agent_serves_concurrent_users_their_own_memories(scheme, tmp
     from memlib import build_memory_agent, get_chat_model
     from memlib.procedural import create_prompt
 
-    url = (
-        f"sqlite:///{tmp_path}/users.db"
-        if scheme == "sqlite"
-        else request.getfixturevalue("fresh_database")(
-            request.getfixturevalue("postgres_url"), "memlib_concurrent_agent_users"
-        )
-    )
+    url = own_store_url(scheme, "memlib_concurrent_agent_users")
     index = {"dims": WordEmbeddings.dims, "embed": WordEmbeddings(), "fields": ["content.content"]}
     dogs = {
         f"user{i}": name for i, name in enumerate("Rex Bella Max Luna Milo Coco Toby Daisy".split())

@@ -390,17 +390,11 @@ def test_bundled_pgvector_has_no_halfvec(postgres_url):
 
 
 @pytest.mark.parametrize("scheme", ["sqlite", "postgres"])
-def test_one_users_bad_input_fails_only_that_user(scheme, tmp_path, request):
+def test_one_users_bad_input_fails_only_that_user(scheme, own_store_url):
     # the async stores merge the calls made in one tick into one batch: a value refused by the
     # batch checks failed every other user's call of that tick with it. PostgreSQL: a database of
     # its own, since other tests write ("users", "ben") items on the session's server
-    url = (
-        f"sqlite:///{tmp_path}/merged.db"
-        if scheme == "sqlite"
-        else request.getfixturevalue("fresh_database")(
-            request.getfixturevalue("postgres_url"), "memlib_bad_input_one_user"
-        )
-    )
+    url = own_store_url(scheme, "memlib_bad_input_one_user")
 
     async def main():
         async with aopen_store(url) as store:
